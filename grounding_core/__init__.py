@@ -1,0 +1,120 @@
+"""Framework-neutral core: Google's grounding APIs as plain records.
+
+Search chunks, check grounding and answer queries on Discovery Engine (Vertex AI Search) and
+the Developer Knowledge API, against Google Cloud or the local emulator
+(``grounding_core.emulator``). The only package of the project that imports Google's client
+libraries; the LangChain and LlamaIndex adapters receive the records defined here.
+
+>>> from grounding_core import DiscoveryEngineClients, DiscoveryEngineTarget, search_chunks
+>>> clients = DiscoveryEngineClients(emulator_host="localhost:8123")  # doctest: +SKIP
+>>> target = DiscoveryEngineTarget(project="my-project", data_store="docs")
+>>> chunks = search_chunks(clients, target, "what is a generator?")  # doctest: +SKIP
+"""
+
+from .answers import (
+    aanswer_developer_query,
+    aanswer_query,
+    answer_developer_query,
+    answer_query,
+)
+from .clients import (
+    DEVELOPERKNOWLEDGE_EMULATOR_HOST,
+    DISCOVERYENGINE_EMULATOR_HOST,
+    DeveloperKnowledgeClients,
+    DiscoveryEngineClients,
+)
+from .errors import (
+    ConfigurationError,
+    DeadlineExceededError,
+    GroundingError,
+    InputError,
+    InvalidRequestError,
+    NotFoundError,
+    OffsetError,
+    PermissionDeniedError,
+    ServiceError,
+    ServiceUnavailableError,
+    UngroundedAnswerError,
+)
+from .facts import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, MAX_FACTS
+from .grounding import acheck_grounding, check_grounding
+from .offsets import Utf8Offsets
+from .records import (
+    AnnotationMetadata,
+    AnswerCitation,
+    CitedChunk,
+    Claim,
+    GroundedAnswer,
+    GroundingResult,
+    GroundingSource,
+    GroundingSupport,
+    PageSpan,
+    RankSignals,
+    SourceChunk,
+)
+from .search import (
+    asearch_chunks,
+    asearch_developer_knowledge,
+    search_chunks,
+    search_developer_knowledge,
+)
+from .settings import (
+    CallOptions,
+    DiscoveryEngineTarget,
+    RetryPolicy,
+    grounding_config_path,
+    resolve_project,
+)
+from .specs import AnswerSpec, ChunkSearchSpec, DeveloperKnowledgeSearchSpec, GroundingSpec
+
+__all__ = [
+    "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
+    "DISCOVERYENGINE_EMULATOR_HOST",
+    "MAX_ANSWER_TOKENS",
+    "MAX_FACTS",
+    "MAX_FACT_CHARS",
+    "AnnotationMetadata",
+    "AnswerCitation",
+    "AnswerSpec",
+    "CallOptions",
+    "ChunkSearchSpec",
+    "CitedChunk",
+    "Claim",
+    "ConfigurationError",
+    "DeadlineExceededError",
+    "DeveloperKnowledgeClients",
+    "DeveloperKnowledgeSearchSpec",
+    "DiscoveryEngineClients",
+    "DiscoveryEngineTarget",
+    "GroundedAnswer",
+    "GroundingError",
+    "GroundingResult",
+    "GroundingSource",
+    "GroundingSpec",
+    "GroundingSupport",
+    "InputError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "OffsetError",
+    "PageSpan",
+    "PermissionDeniedError",
+    "RankSignals",
+    "RetryPolicy",
+    "ServiceError",
+    "ServiceUnavailableError",
+    "SourceChunk",
+    "UngroundedAnswerError",
+    "Utf8Offsets",
+    "aanswer_developer_query",
+    "aanswer_query",
+    "acheck_grounding",
+    "answer_developer_query",
+    "answer_query",
+    "asearch_chunks",
+    "asearch_developer_knowledge",
+    "check_grounding",
+    "grounding_config_path",
+    "resolve_project",
+    "search_chunks",
+    "search_developer_knowledge",
+]

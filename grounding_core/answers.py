@@ -1,0 +1,151 @@
+"""AnswerQuery of Discovery Engine and of the Developer Knowledge API (sync and async),
+returning ``GroundedAnswer`` records whose citations carry string and byte spans.
+
+>>> clients = DiscoveryEngineClients(emulator_host="localhost:8123")  # doctest: +SKIP
+>>> target = DiscoveryEngineTarget(project="p", engine="docs-app")  # doctest: +SKIP
+>>> answer = answer_query(clients, target, "How do I open a file?")  # doctest: +SKIP
+>>> c = answer.citations[0]  # doctest: +SKIP
+>>> answer.answer_text[c.start:c.end] == c.text, c.references[0].uri  # doctest: +SKIP
+(True, 'https://docs.python.org/3/reference/...')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.cloud import discoveryengine_v1 as de
+from google.developer_knowledge_v1 import types as dk
+
+from .clients import DeveloperKnowledgeClients, DiscoveryEngineClients
+from .convert import answer_from_developer_knowledge, answer_from_discovery_engine
+from .errors import InputError, translate_errors
+from .records import GroundedAnswer
+from .search import DEVELOPER_KNOWLEDGE, SEARCH_RESULT_MODES, boost_spec_message, check_query
+from .settings import CallOptions, DiscoveryEngineTarget
+from .specs import MAX_DEVELOPER_KNOWLEDGE_TEXT, AnswerSpec
+
+__all__ = [
+    "aanswer_developer_query",
+    "aanswer_query",
+    "answer_developer_query",
+    "answer_query",
+    "answer_query_request",
+]
+
+
+def answer_query_request(
+    target: DiscoveryEngineTarget, query: str, spec: AnswerSpec = AnswerSpec()
+) -> de.AnswerQueryRequest:
+    """The Discovery Engine ``AnswerQueryRequest`` for ``query``."""
+    search_params: dict[str, Any] = {
+        "max_return_results": spec.max_return_results,
+        "filter": spec.filter,
+        "order_by": spec.order_by,
+        "search_result_mode": SEARCH_RESULT_MODES[spec.mode],
+    }
+    boost = boost_spec_message(spec.boost_spec)
+    if boost is not None:
+        search_params["boost_spec"] = boost
+    generation: dict[str, Any] = {
+        "include_citations": spec.include_citations,
+        "answer_language_code": spec.answer_language_code,
+        "ignore_adversarial_query": spec.ignore_adversarial_query,
+        "ignore_non_answer_seeking_query": spec.ignore_non_answer_seeking_query,
+        "prompt_spec": {"preamble": spec.preamble},
+        "model_spec": {"model_version": spec.model_version},
+    }
+    if spec.ignore_low_relevant_content is not None:
+        generation["ignore_low_relevant_content"] = spec.ignore_low_relevant_content
+    return de.AnswerQueryRequest(
+        serving_config=target.serving_config_path,
+        query={"text": check_query(query)},
+        session=target.session_path(spec.session) if spec.session else "",
+        answer_generation_spec=generation,
+        search_spec={"search_params": search_params},
+        grounding_spec={"include_grounding_supports": spec.include_grounding_supports},
+        related_questions_spec={"enable": spec.related_questions},
+    )
+
+
+def _discovery_engine_answer(response: Any) -> GroundedAnswer:
+    pb = type(response).pb(response)
+    return answer_from_discovery_engine(pb.answer, session=pb.session.name)
+
+
+def answer_query(
+    clients: DiscoveryEngineClients,
+    target: DiscoveryEngineTarget,
+    query: str,
+    spec: AnswerSpec = AnswerSpec(),
+    options: CallOptions = CallOptions(),
+) -> GroundedAnswer:
+    """A grounded answer to ``query`` from ``target`` (an engine or a data store)."""
+    request = answer_query_request(target, query, spec)
+    with translate_errors("AnswerQuery", target.serving_config_path):
+        response = clients.conversational_search().answer_query(
+            request=request, **options.call_kwargs()
+        )
+    return _discovery_engine_answer(response)
+
+
+async def aanswer_query(
+    clients: DiscoveryEngineClients,
+    target: DiscoveryEngineTarget,
+    query: str,
+    spec: AnswerSpec = AnswerSpec(),
+    options: CallOptions = CallOptions(),
+) -> GroundedAnswer:
+    """Async ``answer_query``, on Google's async client."""
+    request = answer_query_request(target, query, spec)
+    with translate_errors("AnswerQuery", target.serving_config_path):
+        response = await clients.conversational_search_async().answer_query(
+            request=request, **options.async_call_kwargs()
+        )
+    return _discovery_engine_answer(response)
+
+
+def developer_answer_request(query: str, filter: str = "") -> dk.AnswerQueryRequest:
+    """The Developer Knowledge ``AnswerQueryRequest`` (query and filter: <= 500 characters)."""
+    if not isinstance(filter, str) or len(filter) > MAX_DEVELOPER_KNOWLEDGE_TEXT:
+        raise InputError(
+            f"filter must be a string of at most {MAX_DEVELOPER_KNOWLEDGE_TEXT} characters",
+            field="filter",
+            limit=MAX_DEVELOPER_KNOWLEDGE_TEXT,
+        )
+    return dk.AnswerQueryRequest(
+        query=check_query(query, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT), filter=filter
+    )
+
+
+def _developer_answer(response: Any) -> GroundedAnswer:
+    return answer_from_developer_knowledge(type(response).pb(response).answer)
+
+
+def answer_developer_query(
+    clients: DeveloperKnowledgeClients,
+    query: str,
+    filter: str = "",
+    options: CallOptions = CallOptions(),
+) -> GroundedAnswer:
+    """A grounded answer to ``query`` from the Developer Knowledge corpus."""
+    request = developer_answer_request(query, filter)
+    with translate_errors("AnswerQuery", DEVELOPER_KNOWLEDGE):
+        response = clients.developer_knowledge().answer_query(
+            request=request, **options.call_kwargs()
+        )
+    return _developer_answer(response)
+
+
+async def aanswer_developer_query(
+    clients: DeveloperKnowledgeClients,
+    query: str,
+    filter: str = "",
+    options: CallOptions = CallOptions(),
+) -> GroundedAnswer:
+    """Async ``answer_developer_query``, on Google's async client."""
+    request = developer_answer_request(query, filter)
+    with translate_errors("AnswerQuery", DEVELOPER_KNOWLEDGE):
+        response = await clients.developer_knowledge_async().answer_query(
+            request=request, **options.async_call_kwargs()
+        )
+    return _developer_answer(response)

@@ -1,0 +1,283 @@
+"""Google's clients, built once and reused: against Google Cloud or a local emulator.
+
+``DiscoveryEngineClients`` serves ``SearchServiceClient``, ``GroundedGenerationServiceClient``
+and ``ConversationalSearchServiceClient`` (and their async twins);
+``DeveloperKnowledgeClients`` serves ``DeveloperKnowledgeClient`` (and its async twin).
+
+The target is picked in this order (as Google's Firestore client does):
+
+1. an emulator address, given as ``emulator_host=`` or read once from
+   ``$DISCOVERYENGINE_EMULATOR_HOST`` / ``$DEVELOPERKNOWLEDGE_EMULATOR_HOST``: an insecure gRPC
+   channel with the message-size limits lifted, anonymous credentials;
+2. ``client_options.api_endpoint`` if the caller set it;
+3. Google's endpoint: for Discovery Engine the regional one
+   (``{location}-discoveryengine.googleapis.com``) for any location but ``global``.
+
+Async clients are built per event loop: a ``grpc.aio`` channel belongs to the loop that made it,
+so code that calls ``asyncio.run`` twice gets a working client both times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import os
+import threading
+import weakref
+from collections.abc import Mapping
+from typing import Any, ClassVar, TypeVar, cast
+
+import grpc
+from google.api_core.client_options import ClientOptions
+from google.auth.credentials import AnonymousCredentials, Credentials
+from google.cloud import discoveryengine_v1
+from google.developer_knowledge_v1 import DeveloperKnowledgeAsyncClient, DeveloperKnowledgeClient
+
+from .errors import ConfigurationError
+from .settings import DEFAULT_LOCATION
+
+__all__ = [
+    "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
+    "DISCOVERYENGINE_EMULATOR_HOST",
+    "DeveloperKnowledgeClients",
+    "DiscoveryEngineClients",
+    "emulator_channel",
+]
+
+logger = logging.getLogger(__name__)
+
+DISCOVERYENGINE_EMULATOR_HOST = "DISCOVERYENGINE_EMULATOR_HOST"
+DEVELOPERKNOWLEDGE_EMULATOR_HOST = "DEVELOPERKNOWLEDGE_EMULATOR_HOST"
+
+# A channel built by hand lacks the defaults Google's transports set: lift the size limits.
+_CHANNEL_OPTIONS = (
+    ("grpc.max_send_message_length", -1),
+    ("grpc.max_receive_message_length", -1),
+)
+
+ClientT = TypeVar("ClientT")
+
+
+def emulator_channel(host: str, *, asynchronous: bool) -> Any:
+    """An insecure ``grpc`` (or ``grpc.aio``) channel to ``host`` with no message-size limits."""
+    if asynchronous:
+        return grpc.aio.insecure_channel(host, options=_CHANNEL_OPTIONS)
+    return grpc.insecure_channel(host, options=_CHANNEL_OPTIONS)
+
+
+def _client_options(value: ClientOptions | Mapping[str, Any] | None) -> ClientOptions:
+    if value is None:
+        return ClientOptions()
+    if isinstance(value, ClientOptions):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return ClientOptions(**value)
+        except TypeError as exc:
+            raise ConfigurationError(
+                f"client_options has an unknown key ({exc}); see "
+                "google.api_core.client_options.ClientOptions for the accepted keys"
+            ) from exc
+    raise ConfigurationError(
+        f"client_options must be a ClientOptions or a dict, got {type(value).__name__}"
+    )
+
+
+class _Clients:
+    """Builds and caches the sync and async clients of one API."""
+
+    emulator_env_var: ClassVar[str]
+    default_endpoint: ClassVar[str]
+
+    def __init__(
+        self,
+        *,
+        location: str = DEFAULT_LOCATION,
+        emulator_host: str | None = None,
+        credentials: Credentials | None = None,
+        client_options: ClientOptions | Mapping[str, Any] | None = None,
+    ) -> None:
+        self.location = location
+        self.emulator_host = emulator_host or os.environ.get(self.emulator_env_var) or None
+        self._credentials = credentials
+        self._client_options = _client_options(client_options)
+        self._lock = threading.Lock()
+        self._sync: dict[type, Any] = {}
+        self._sync_channel: Any = None
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients] = (
+            weakref.WeakKeyDictionary()
+        )
+        if self.emulator_host is not None and self._client_options.api_endpoint:
+            raise ConfigurationError(
+                f"both an emulator ({self.emulator_host}) and client_options.api_endpoint "
+                f"({self._client_options.api_endpoint}) were given: pick one"
+            )
+
+    @property
+    def endpoint(self) -> str:
+        """Where calls go: the emulator address or the Google API endpoint."""
+        if self.emulator_host is not None:
+            return self.emulator_host
+        return self._client_options.api_endpoint or self._endpoint_for(self.location)
+
+    @classmethod
+    def _endpoint_for(cls, location: str) -> str:
+        return cls.default_endpoint
+
+    @property
+    def uses_emulator(self) -> bool:
+        """True when calls go to a local emulator over an insecure channel."""
+        return self.emulator_host is not None
+
+    def __repr__(self) -> str:
+        # Never show credentials or client options (they may hold an API key).
+        return f"{type(self).__name__}(endpoint={self.endpoint!r}, emulator={self.uses_emulator})"
+
+    def _build(self, client_cls: type[ClientT], *, asynchronous: bool, channel: Any) -> ClientT:
+        if channel is not None:
+            label = "grpc_asyncio" if asynchronous else "grpc"
+            transport = client_cls.get_transport_class(label)(  # type: ignore[attr-defined]
+                channel=channel,
+                credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
+            )
+            return client_cls(transport=transport)  # type: ignore[call-arg]
+        options = copy.copy(self._client_options)
+        options.api_endpoint = self.endpoint
+        kwargs: dict[str, Any] = {
+            "client_options": options,
+            "transport": "grpc_asyncio" if asynchronous else "grpc",
+        }
+        if self._credentials is not None:
+            kwargs["credentials"] = self._credentials
+        return client_cls(**kwargs)
+
+    def get(self, client_cls: type[ClientT]) -> ClientT:
+        """The (cached) sync client of class ``client_cls``."""
+        client = self._sync.get(client_cls)
+        if client is not None:
+            return cast(ClientT, client)
+        with self._lock:
+            client = self._sync.get(client_cls)
+            if client is None:
+                if self.emulator_host is not None and self._sync_channel is None:
+                    self._sync_channel = emulator_channel(self.emulator_host, asynchronous=False)
+                client = self._build(client_cls, asynchronous=False, channel=self._sync_channel)
+                self._sync[client_cls] = client
+                logger.debug("built %s for %s", client_cls.__name__, self.endpoint)
+        return client
+
+    def get_async(self, client_cls: type[ClientT]) -> ClientT:
+        """The async client of class ``client_cls`` for the running event loop."""
+        loop = asyncio.get_running_loop()
+        state = self._async.get(loop)
+        if state is None:
+            channel = None
+            if self.emulator_host is not None:
+                channel = emulator_channel(self.emulator_host, asynchronous=True)
+            state = self._async[loop] = _LoopClients(channel)
+        client = state.clients.get(client_cls)
+        if client is None:
+            client = self._build(client_cls, asynchronous=True, channel=state.channel)
+            state.clients[client_cls] = client
+            logger.debug("built async %s for %s", client_cls.__name__, self.endpoint)
+        return client
+
+    def close(self) -> None:
+        """Close the sync clients' channels."""
+        with self._lock:
+            clients, self._sync = self._sync, {}
+            channel, self._sync_channel = self._sync_channel, None
+        if channel is not None:
+            channel.close()
+            return
+        for client in clients.values():
+            client.transport.close()
+
+    async def aclose(self) -> None:
+        """Close the async clients' channels of the running event loop."""
+        state = self._async.pop(asyncio.get_running_loop(), None)
+        if state is None:
+            return
+        if state.channel is not None:
+            await state.channel.close()
+            return
+        for client in state.clients.values():
+            await client.transport.close()
+
+
+class _LoopClients:
+    """The async clients of one event loop, and their shared emulator channel."""
+
+    __slots__ = ("channel", "clients")
+
+    def __init__(self, channel: Any) -> None:
+        self.channel = channel
+        self.clients: dict[type, Any] = {}
+
+
+class DiscoveryEngineClients(_Clients):
+    """Discovery Engine (Vertex AI Search) clients for one location.
+
+    >>> clients = DiscoveryEngineClients(location="eu")
+    >>> clients.endpoint
+    'eu-discoveryengine.googleapis.com'
+    >>> DiscoveryEngineClients(emulator_host="localhost:8123").endpoint
+    'localhost:8123'
+    """
+
+    emulator_env_var = DISCOVERYENGINE_EMULATOR_HOST
+    default_endpoint = "discoveryengine.googleapis.com"
+
+    @classmethod
+    def _endpoint_for(cls, location: str) -> str:
+        if location == DEFAULT_LOCATION:
+            return cls.default_endpoint
+        return f"{location}-{cls.default_endpoint}"
+
+    def search(self) -> discoveryengine_v1.SearchServiceClient:
+        """The sync ``SearchServiceClient``."""
+        return self.get(discoveryengine_v1.SearchServiceClient)
+
+    def grounded_generation(self) -> discoveryengine_v1.GroundedGenerationServiceClient:
+        """The sync ``GroundedGenerationServiceClient`` (CheckGrounding)."""
+        return self.get(discoveryengine_v1.GroundedGenerationServiceClient)
+
+    def conversational_search(self) -> discoveryengine_v1.ConversationalSearchServiceClient:
+        """The sync ``ConversationalSearchServiceClient`` (AnswerQuery)."""
+        return self.get(discoveryengine_v1.ConversationalSearchServiceClient)
+
+    def search_async(self) -> discoveryengine_v1.SearchServiceAsyncClient:
+        """The ``SearchServiceAsyncClient`` of the running loop."""
+        return self.get_async(discoveryengine_v1.SearchServiceAsyncClient)
+
+    def grounded_generation_async(
+        self,
+    ) -> discoveryengine_v1.GroundedGenerationServiceAsyncClient:
+        """The ``GroundedGenerationServiceAsyncClient`` of the running loop."""
+        return self.get_async(discoveryengine_v1.GroundedGenerationServiceAsyncClient)
+
+    def conversational_search_async(
+        self,
+    ) -> discoveryengine_v1.ConversationalSearchServiceAsyncClient:
+        """The ``ConversationalSearchServiceAsyncClient`` of the running loop."""
+        return self.get_async(discoveryengine_v1.ConversationalSearchServiceAsyncClient)
+
+
+class DeveloperKnowledgeClients(_Clients):
+    """Developer Knowledge API clients (the API has no locations).
+
+    >>> DeveloperKnowledgeClients().endpoint
+    'developerknowledge.googleapis.com'
+    """
+
+    emulator_env_var = DEVELOPERKNOWLEDGE_EMULATOR_HOST
+    default_endpoint = "developerknowledge.googleapis.com"
+
+    def developer_knowledge(self) -> DeveloperKnowledgeClient:
+        """The sync ``DeveloperKnowledgeClient``."""
+        return self.get(DeveloperKnowledgeClient)
+
+    def developer_knowledge_async(self) -> DeveloperKnowledgeAsyncClient:
+        """The ``DeveloperKnowledgeAsyncClient`` of the running loop."""
+        return self.get_async(DeveloperKnowledgeAsyncClient)

@@ -1,0 +1,507 @@
+"""Protos of both APIs -> records. The only place that reads a response message.
+
+Functions take the raw protobuf message (``Type.pb(message)``), which is several times faster
+to read than the proto-plus wrapper. Struct data comes out as plain ``dict``/``list`` values.
+
+Offsets: the services send UTF-8 byte spans; records get both byte and string spans. A span
+that lies outside the text or inside a character is repaired, with a warning in the log: to
+the claim's own text where the service sent it and it occurs in the answer, else outwards to the
+nearest character boundaries. A wrong slice is never returned silently.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from google.protobuf import struct_pb2
+
+from .errors import OffsetError
+from .facts import FactList
+from .offsets import Utf8Offsets
+from .records import (
+    AnnotationMetadata,
+    AnswerCitation,
+    CitedChunk,
+    Claim,
+    GroundedAnswer,
+    GroundingResult,
+    GroundingSupport,
+    PageSpan,
+    RankSignals,
+    SourceChunk,
+)
+
+__all__ = [
+    "answer_from_developer_knowledge",
+    "answer_from_discovery_engine",
+    "chunk_from_developer_knowledge",
+    "chunk_from_search_result",
+    "grounding_result_from_response",
+    "struct_to_dict",
+]
+
+logger = logging.getLogger(__name__)
+
+_NO_DATA: dict[str, Any] = {}
+
+
+def _value(value: struct_pb2.Value) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "number_value":
+        number = value.number_value
+        # Struct stores every number as a double; give integers back as int.
+        if number.is_integer() and abs(number) < 2**53:
+            return int(number)
+        return number
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "struct_value":
+        return struct_to_dict(value.struct_value)
+    if kind == "list_value":
+        return [_value(v) for v in value.list_value.values]
+    return None
+
+
+def struct_to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """A ``google.protobuf.Struct`` as a plain ``dict`` (nested lists and dicts included)."""
+    return {key: _value(value) for key, value in struct.fields.items()}
+
+
+def _struct(message: Any, field: str) -> dict[str, Any]:
+    if not message.HasField(field):
+        return _NO_DATA
+    return struct_to_dict(getattr(message, field))
+
+
+def _optional(message: Any, field: str) -> Any:
+    return getattr(message, field) if message.HasField(field) else None
+
+
+def _timestamp(message: Any, field: str) -> _dt.datetime | None:
+    if not message.HasField(field):
+        return None
+    stamp = getattr(message, field)
+    return stamp.ToDatetime(tzinfo=_dt.timezone.utc)  # type: ignore[no-any-return]
+
+
+def _enum_name(message: Any, field: str, number: int) -> str:
+    enum = message.DESCRIPTOR.fields_by_name[field].enum_type
+    value = enum.values_by_number.get(number)
+    return value.name if value is not None else str(number)
+
+
+# -- search results -----------------------------------------------------------------------------
+
+
+def _rank_signals(result: Any) -> RankSignals | None:
+    if not result.HasField("rank_signals"):
+        return None
+    signals = result.rank_signals
+    return RankSignals(
+        keyword_similarity_score=_optional(signals, "keyword_similarity_score"),
+        relevance_score=_optional(signals, "relevance_score"),
+        semantic_similarity_score=_optional(signals, "semantic_similarity_score"),
+        pctr_rank=_optional(signals, "pctr_rank"),
+        topicality_rank=_optional(signals, "topicality_rank"),
+        document_age=_optional(signals, "document_age"),
+        boosting_factor=_optional(signals, "boosting_factor"),
+        default_rank=signals.default_rank,
+        custom_signals={s.name: s.value for s in signals.custom_signals},
+        precomputed_expression_values=tuple(signals.precomputed_expression_values),
+    )
+
+
+def _document_of_chunk(chunk_name: str) -> tuple[str, str]:
+    """``(document_name, document_id)`` of a chunk resource name."""
+    document, sep, _ = chunk_name.rpartition("/chunks/")
+    if not sep:
+        return "", ""
+    return document, document.rpartition("/")[2]
+
+
+def _chunk(chunk: Any, **extra: Any) -> SourceChunk:
+    document_name, document_id = _document_of_chunk(chunk.name)
+    metadata = chunk.document_metadata
+    page_span = None
+    if chunk.HasField("page_span"):
+        page_span = PageSpan(chunk.page_span.page_start, chunk.page_span.page_end)
+    neighbours = chunk.chunk_metadata
+    return SourceChunk(
+        name=chunk.name,
+        content=chunk.content,
+        id=chunk.id,
+        document_id=document_id,
+        document_name=document_name,
+        uri=metadata.uri,
+        title=metadata.title,
+        # Newer API versions carry the MIME type; v1 does not (yet).
+        mime_type=getattr(metadata, "mime_type", ""),
+        struct_data=_struct(metadata, "struct_data"),
+        derived_struct_data=_struct(chunk, "derived_struct_data"),
+        page_span=page_span,
+        previous_chunks=tuple(_chunk(c) for c in neighbours.previous_chunks),
+        next_chunks=tuple(_chunk(c) for c in neighbours.next_chunks),
+        relevance_score=_optional(chunk, "relevance_score"),
+        annotation_contents=tuple(chunk.annotation_contents),
+        annotation_metadata=tuple(
+            AnnotationMetadata(
+                structure_type=_enum_name(
+                    a.structured_content,
+                    "structure_type",
+                    a.structured_content.structure_type,
+                ),
+                content=a.structured_content.content,
+                image_id=a.image_id,
+            )
+            for a in chunk.annotation_metadata
+        ),
+        data_urls=tuple(chunk.data_urls),
+        **extra,
+    )
+
+
+def _document_text(derived: dict[str, Any], struct_data: dict[str, Any]) -> str:
+    """What a DOCUMENTS-mode result offers as text: extractive segments, else extractive answers,
+    else snippets, else the document's struct data as ``key: value`` lines."""
+    for key, text_key in (
+        ("extractive_segments", "content"),
+        ("extractive_answers", "content"),
+        ("snippets", "snippet"),
+    ):
+        parts = [p.get(text_key, "") for p in derived.get(key, ()) if isinstance(p, dict)]
+        parts = [p for p in parts if isinstance(p, str) and p.strip()]
+        if parts:
+            return "\n\n".join(parts)
+    return "\n".join(f"{k}: {v}" for k, v in struct_data.items())
+
+
+def _from_document(result: Any) -> SourceChunk:
+    document = result.document
+    struct_data = _struct(document, "struct_data")
+    derived = _struct(document, "derived_struct_data")
+    uri = derived.get("link") or struct_data.get("uri") or struct_data.get("url") or ""
+    title = derived.get("title") or struct_data.get("title") or ""
+    return SourceChunk(
+        name=document.name,
+        content=_document_text(derived, struct_data),
+        id=document.id or result.id,
+        document_id=document.id or result.id,
+        document_name=document.name,
+        uri=str(uri),
+        title=str(title),
+        mime_type=document.content.mime_type,
+        struct_data=struct_data,
+        derived_struct_data=derived,
+        rank_signals=_rank_signals(result),
+        model_scores={k: tuple(v.values) for k, v in result.model_scores.items()},
+    )
+
+
+def chunk_from_search_result(result: Any) -> SourceChunk:
+    """A ``SearchResponse.SearchResult`` (raw pb) in chunk or document mode as a record."""
+    if result.HasField("chunk"):
+        return _chunk(
+            result.chunk,
+            rank_signals=_rank_signals(result),
+            model_scores={k: tuple(v.values) for k, v in result.model_scores.items()},
+        )
+    return _from_document(result)
+
+
+def chunk_from_developer_knowledge(chunk: Any) -> SourceChunk:
+    """A Developer Knowledge ``DocumentChunk`` (raw pb) as a record.
+
+    Its name is ``{parent}/chunks/{id}`` (answer references carry no chunk id: there it is the
+    parent document's name).
+    """
+    document = chunk.document
+    name = f"{chunk.parent}/chunks/{chunk.id}" if chunk.id else chunk.parent
+    return SourceChunk(
+        name=name,
+        content=chunk.content,
+        id=chunk.id,
+        document_id=chunk.parent.removeprefix("documents/"),
+        document_name=chunk.parent,
+        uri=document.uri,
+        title=document.title,
+        description=document.description,
+        data_source=document.data_source,
+        update_time=_timestamp(document, "update_time"),
+        relevance_score=_optional(chunk, "relevance_score"),
+    )
+
+
+# -- spans --------------------------------------------------------------------------------------
+
+
+class _Spans:
+    """Byte spans of one text -> string spans, repairing bad ones with a warning."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offsets = Utf8Offsets(text)
+        self._search_from = 0
+
+    def span(
+        self, byte_start: int, byte_end: int, *, what: str, expected: str = ""
+    ) -> tuple[int, int]:
+        try:
+            start, end = self.offsets.char_span(byte_start, byte_end)
+        except OffsetError as exc:
+            start, end = self._repair(byte_start, byte_end, expected)
+            logger.warning(
+                "%s: the service sent bytes [%d, %d), which do not fit the text (%s); "
+                "using characters [%d, %d) instead",
+                what,
+                byte_start,
+                byte_end,
+                exc,
+                start,
+                end,
+            )
+        self._search_from = end
+        return start, end
+
+    def _repair(self, byte_start: int, byte_end: int, expected: str) -> tuple[int, int]:
+        if expected:
+            found = self.text.find(expected, self._search_from)
+            if found < 0:
+                found = self.text.find(expected)
+            if found >= 0:
+                return found, found + len(expected)
+        start = self.offsets.nearest_char(byte_start, round_up=False)
+        end = self.offsets.nearest_char(byte_end, round_up=True)
+        return start, max(start, end)
+
+    def bytes_of(self, start: int, end: int) -> tuple[int, int]:
+        return self.offsets.byte_span(start, end)
+
+
+def _resolve(indices: Iterable[int], items: Sequence[Any], what: str) -> tuple[Any, ...]:
+    resolved = []
+    for index in indices:
+        if 0 <= index < len(items):
+            resolved.append(items[index])
+        else:
+            logger.warning(
+                "%s points at index %d, but only %d exist; left unresolved",
+                what,
+                index,
+                len(items),
+            )
+    return tuple(resolved)
+
+
+# -- grounding check ----------------------------------------------------------------------------
+
+
+def _fact_index(source: str) -> int | None:
+    return int(source) if source.isdigit() else None
+
+
+def grounding_result_from_response(answer: str, response: Any, facts: FactList) -> GroundingResult:
+    """A ``CheckGroundingResponse`` (raw pb) for ``answer`` as a record.
+
+    ``facts`` maps each fact back to the source it was built from, so that citations point at
+    the caller's sources even when empty ones were skipped.
+    """
+    cited_chunks = tuple(
+        CitedChunk(
+            text=chunk.chunk_text,
+            source_index=facts.source_index(_fact_index(chunk.source)),
+            fact_index=_fact_index(chunk.source),
+            attributes=dict(chunk.source_metadata),
+            uri=chunk.uri,
+            title=chunk.title,
+            domain=chunk.domain,
+        )
+        for chunk in response.cited_chunks
+    )
+    spans = _Spans(answer)
+    claims = []
+    for number, claim in enumerate(response.claims):
+        start = end = byte_start = byte_end = None
+        if claim.HasField("start_pos") and claim.HasField("end_pos"):
+            start, end = spans.span(
+                claim.start_pos,
+                claim.end_pos,
+                what=f"claims[{number}] start_pos/end_pos",
+                expected=claim.claim_text,
+            )
+            byte_start, byte_end = spans.bytes_of(start, end)
+        indices = tuple(claim.citation_indices)
+        claims.append(
+            Claim(
+                text=claim.claim_text,
+                start=start,
+                end=end,
+                byte_start=byte_start,
+                byte_end=byte_end,
+                citation_indices=indices,
+                citations=_resolve(indices, cited_chunks, f"claims[{number}].citation_indices"),
+                score=_optional(claim, "score"),
+                grounding_check_required=(
+                    claim.grounding_check_required
+                    if claim.HasField("grounding_check_required")
+                    else True
+                ),
+            )
+        )
+    return GroundingResult(
+        answer=answer,
+        support_score=_optional(response, "support_score"),
+        claims=tuple(claims),
+        cited_chunks=cited_chunks,
+        cited_facts=tuple(fact.chunk_text for fact in response.cited_facts),
+    )
+
+
+# -- answers ------------------------------------------------------------------------------------
+
+
+def _discovery_engine_reference(reference: Any) -> SourceChunk:
+    kind = reference.WhichOneof("content")
+    if kind == "chunk_info":
+        info = reference.chunk_info
+        meta = info.document_metadata
+        return SourceChunk(
+            name=info.chunk,
+            content=info.content,
+            id=info.chunk.rpartition("/")[2],
+            document_id=meta.document.rpartition("/")[2],
+            document_name=meta.document,
+            uri=meta.uri,
+            title=meta.title,
+            page_identifier=meta.page_identifier,
+            struct_data=_struct(meta, "struct_data"),
+            relevance_score=_optional(info, "relevance_score"),
+        )
+    if kind == "unstructured_document_info":
+        info = reference.unstructured_document_info
+        contents = list(info.chunk_contents)
+        scores = [c.relevance_score for c in contents if c.HasField("relevance_score")]
+        return SourceChunk(
+            name=info.document,
+            content="\n\n".join(c.content for c in contents),
+            document_id=info.document.rpartition("/")[2],
+            document_name=info.document,
+            uri=info.uri,
+            title=info.title,
+            page_identifier=", ".join(c.page_identifier for c in contents if c.page_identifier),
+            struct_data=_struct(info, "struct_data"),
+            relevance_score=max(scores) if scores else None,
+        )
+    if kind == "structured_document_info":
+        info = reference.structured_document_info
+        struct_data = _struct(info, "struct_data")
+        return SourceChunk(
+            name=info.document,
+            content=_document_text({}, struct_data),
+            document_id=info.document.rpartition("/")[2],
+            document_name=info.document,
+            uri=info.uri,
+            title=info.title,
+            struct_data=struct_data,
+        )
+    return SourceChunk(name="", content="")
+
+
+def _reference_index(reference_id: str) -> int:
+    # Discovery Engine names references by their position, as a decimal string.
+    return int(reference_id) if reference_id.isdigit() else -1
+
+
+def _segments(
+    text: str,
+    items: Iterable[Any],
+    *,
+    what: str,
+    indices: Callable[[Any], tuple[int, ...]],
+    references: Sequence[SourceChunk],
+) -> list[tuple[Any, dict[str, Any]]]:
+    """For each cited segment: the item and the span/reference fields its record takes."""
+    spans = _Spans(text)
+    out = []
+    for number, item in enumerate(items):
+        start, end = spans.span(item.start_index, item.end_index, what=f"{what}[{number}]")
+        byte_start, byte_end = spans.bytes_of(start, end)
+        refs = indices(item)
+        fields = {
+            "start": start,
+            "end": end,
+            "byte_start": byte_start,
+            "byte_end": byte_end,
+            "text": text[start:end],
+            "reference_indices": refs,
+            "references": _resolve(refs, references, f"{what}[{number}].sources"),
+        }
+        out.append((item, fields))
+    return out
+
+
+def answer_from_discovery_engine(answer: Any, *, session: str = "") -> GroundedAnswer:
+    """A Discovery Engine ``Answer`` (raw pb) as a record."""
+    text = answer.answer_text
+    references = tuple(_discovery_engine_reference(r) for r in answer.references)
+
+    def indices(item: Any) -> tuple[int, ...]:
+        return tuple(_reference_index(s.reference_id) for s in item.sources)
+
+    citations = _segments(
+        text, answer.citations, what="citations", indices=indices, references=references
+    )
+    supports = _segments(
+        text,
+        answer.grounding_supports,
+        what="grounding_supports",
+        indices=indices,
+        references=references,
+    )
+    return GroundedAnswer(
+        answer_text=text,
+        citations=tuple(AnswerCitation(**fields) for _, fields in citations),
+        references=references,
+        grounding_score=_optional(answer, "grounding_score"),
+        grounding_supports=tuple(
+            GroundingSupport(
+                **fields,
+                score=_optional(item, "grounding_score"),
+                grounding_check_required=_optional(item, "grounding_check_required"),
+            )
+            for item, fields in supports
+        ),
+        state=_enum_name(answer, "state", answer.state),
+        skipped_reasons=tuple(
+            _enum_name(answer, "answer_skipped_reasons", r) for r in answer.answer_skipped_reasons
+        ),
+        related_questions=tuple(answer.related_questions),
+        name=answer.name,
+        session=session,
+    )
+
+
+def answer_from_developer_knowledge(answer: Any) -> GroundedAnswer:
+    """A Developer Knowledge ``Answer`` (raw pb) as a record."""
+    text = answer.answer_text
+    references = tuple(
+        chunk_from_developer_knowledge(r.document_reference.document_chunk)
+        for r in answer.references
+    )
+
+    def indices(item: Any) -> tuple[int, ...]:
+        return tuple(s.reference_index for s in item.sources)
+
+    citations = _segments(
+        text, answer.citations, what="citations", indices=indices, references=references
+    )
+    return GroundedAnswer(
+        answer_text=text,
+        citations=tuple(AnswerCitation(**fields) for _, fields in citations),
+        references=references,
+        state="SUCCEEDED",
+    )

@@ -1,0 +1,191 @@
+"""Errors raised by grounding_core and the framework adapters.
+
+Hierarchy::
+
+    GroundingError
+    ├── ConfigurationError        the target or connection settings are incomplete or contradictory
+    ├── InputError                a request breaks a documented API limit; nothing was sent
+    ├── OffsetError               a UTF-8 byte offset is outside the text or inside a character
+    ├── UngroundedAnswerError     the answer failed the grounding check (raised only on request)
+    └── ServiceError              a call to Google's service (or the emulator) failed
+        ├── InvalidRequestError       INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE
+        ├── NotFoundError             NOT_FOUND
+        ├── PermissionDeniedError     PERMISSION_DENIED, UNAUTHENTICATED
+        ├── ServiceUnavailableError   UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL (retries exhausted)
+        └── DeadlineExceededError     DEADLINE_EXCEEDED, or the retry deadline ran out
+
+Every ``ServiceError`` chains the ``google.api_core.exceptions`` error that caused it
+(``raise ... from exc``) and keeps it in ``.cause``. The configuration and input errors also
+subclass ``ValueError`` so that code catching ``ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from google.api_core import exceptions as core_exceptions
+
+__all__ = [
+    "ConfigurationError",
+    "DeadlineExceededError",
+    "GroundingError",
+    "InputError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "OffsetError",
+    "PermissionDeniedError",
+    "ServiceError",
+    "ServiceUnavailableError",
+    "UngroundedAnswerError",
+    "translate_errors",
+]
+
+
+class GroundingError(Exception):
+    """Base class of every error this project raises."""
+
+
+class ConfigurationError(GroundingError, ValueError):
+    """The target or connection settings are incomplete or contradictory."""
+
+
+class InputError(GroundingError, ValueError):
+    """A request breaks a documented API limit; it was refused before any call was made.
+
+    ``field`` names the offending request field, ``limit`` the documented limit (if any).
+    """
+
+    def __init__(self, message: str, *, field: str, limit: object = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.limit = limit
+
+
+class OffsetError(GroundingError, ValueError):
+    """A UTF-8 byte offset lies outside the text or inside a multi-byte character."""
+
+
+class UngroundedAnswerError(GroundingError):
+    """The answer's support score is below the required minimum.
+
+    Raised only when a caller asked for it (for example ``on_ungrounded="raise"``); the
+    grounding result that failed is attached as ``.result``.
+    """
+
+    def __init__(self, message: str, *, result: object) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class ServiceError(GroundingError):
+    """A call to the service failed; ``cause`` is the ``google.api_core`` exception."""
+
+    def __init__(self, message: str, *, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+class InvalidRequestError(ServiceError, ValueError):
+    """The service refused the request as invalid (INVALID_ARGUMENT and kin)."""
+
+
+class NotFoundError(ServiceError):
+    """The data store, engine, serving config or document does not exist."""
+
+
+class PermissionDeniedError(ServiceError):
+    """The credentials may not call this method on this resource."""
+
+
+class ServiceUnavailableError(ServiceError):
+    """The service stayed unavailable or overloaded until the retries gave up."""
+
+
+class DeadlineExceededError(ServiceError):
+    """The call (with its retries) did not finish within its timeout."""
+
+
+_MAPPING: tuple[tuple[type[BaseException], type[ServiceError], str], ...] = (
+    (
+        core_exceptions.NotFound,
+        NotFoundError,
+        "check the project, location, data store or engine id and the serving config",
+    ),
+    (
+        core_exceptions.PermissionDenied,
+        PermissionDeniedError,
+        "grant the caller the Discovery Engine User role or use other credentials",
+    ),
+    (
+        core_exceptions.Unauthenticated,
+        PermissionDeniedError,
+        "run `gcloud auth application-default login` or pass credentials",
+    ),
+    (
+        core_exceptions.DeadlineExceeded,
+        DeadlineExceededError,
+        "raise the timeout or retry the call later",
+    ),
+    (
+        core_exceptions.RetryError,
+        DeadlineExceededError,
+        "the retry deadline ran out; raise the timeout or check the endpoint",
+    ),
+    (
+        core_exceptions.FailedPrecondition,
+        InvalidRequestError,
+        "the resource is not ready for this call",
+    ),
+    (
+        core_exceptions.BadRequest,
+        InvalidRequestError,
+        "fix the request field named above",
+    ),
+    (
+        core_exceptions.ServiceUnavailable,
+        ServiceUnavailableError,
+        "check that the endpoint is reachable (is the emulator running?)",
+    ),
+    (
+        core_exceptions.TooManyRequests,
+        ServiceUnavailableError,
+        "the quota is exhausted; slow down or ask for more quota",
+    ),
+    (
+        core_exceptions.InternalServerError,
+        ServiceUnavailableError,
+        "the service failed internally; retry later",
+    ),
+)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, core_exceptions.RetryError) and exc.cause is not None:
+        return f"{exc.message}; last error: {_describe(exc.cause)}"
+    if isinstance(exc, core_exceptions.GoogleAPICallError):
+        code = exc.grpc_status_code.name if exc.grpc_status_code is not None else exc.code
+        return f"{code}: {exc.message}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def service_error(exc: BaseException, *, operation: str, resource: str) -> ServiceError:
+    """The project error for a failed call, naming the operation, resource and cause."""
+    error_type, hint = next(
+        ((error, hint) for google, error, hint in _MAPPING if isinstance(exc, google)),
+        (ServiceError, "see the chained exception"),
+    )
+    return error_type(f"{operation} on {resource} failed: {_describe(exc)} ({hint})", cause=exc)
+
+
+@contextlib.contextmanager
+def translate_errors(operation: str, resource: str) -> Iterator[None]:
+    """Turn ``google.api_core`` errors raised inside the block into ``ServiceError``s.
+
+    >>> with translate_errors("Search", serving_config):  # doctest: +SKIP
+    ...     client.search(request)
+    """
+    try:
+        yield
+    except (core_exceptions.GoogleAPIError, core_exceptions.RetryError) as exc:
+        raise service_error(exc, operation=operation, resource=resource) from exc

@@ -1,0 +1,266 @@
+"""Plain, typed, frozen records: what the framework adapters receive instead of protos.
+
+Spans come in two units: ``start``/``end`` are Python string indices (``text[start:end]`` is the
+claim or cited segment) and ``byte_start``/``byte_end`` the UTF-8 byte offsets the APIs use.
+Every record has ``to_dict()`` returning JSON-safe values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "AnnotationMetadata",
+    "AnswerCitation",
+    "CitedChunk",
+    "Claim",
+    "ClaimStatus",
+    "GroundedAnswer",
+    "GroundingResult",
+    "GroundingSource",
+    "GroundingSupport",
+    "PageSpan",
+    "RankSignals",
+    "SourceChunk",
+    "to_jsonable",
+]
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` with records, tuples, mappings and datetimes turned into JSON types."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, _dt.datetime):
+        return value.isoformat()
+    return str(value)
+
+
+class _Record:
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a dict of JSON-safe values."""
+        result: dict[str, Any] = to_jsonable(self)
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class PageSpan(_Record):
+    """First and last page of a chunk (1-based, inclusive)."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class RankSignals(_Record):
+    """Ranking signals of a search result; ``None`` where the service sent none."""
+
+    keyword_similarity_score: float | None = None
+    relevance_score: float | None = None
+    semantic_similarity_score: float | None = None
+    pctr_rank: float | None = None
+    topicality_rank: float | None = None
+    document_age: float | None = None
+    boosting_factor: float | None = None
+    default_rank: float | None = None
+    custom_signals: Mapping[str, float] = field(default_factory=dict)
+    precomputed_expression_values: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotationMetadata(_Record):
+    """Structured content (a table, a signature, a checkbox) annotated in a chunk."""
+
+    structure_type: str = ""
+    content: str = ""
+    image_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceChunk(_Record):
+    """A retrieved chunk with every field the service returned.
+
+    Built from a Discovery Engine ``SearchResult`` (chunk or document mode), a Developer
+    Knowledge ``DocumentChunk``, or an answer's reference. ``name`` is unique: the chunk's
+    resource name (for Developer Knowledge, ``{parent}/chunks/{id}``).
+    """
+
+    name: str
+    content: str
+    id: str = ""
+    document_id: str = ""
+    document_name: str = ""
+    uri: str = ""
+    title: str = ""
+    mime_type: str = ""
+    description: str = ""
+    data_source: str = ""
+    update_time: _dt.datetime | None = None
+    struct_data: Mapping[str, Any] = field(default_factory=dict)
+    derived_struct_data: Mapping[str, Any] = field(default_factory=dict)
+    page_span: PageSpan | None = None
+    page_identifier: str = ""
+    previous_chunks: tuple[SourceChunk, ...] = ()
+    next_chunks: tuple[SourceChunk, ...] = ()
+    relevance_score: float | None = None
+    rank_signals: RankSignals | None = None
+    model_scores: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    annotation_contents: tuple[str, ...] = ()
+    annotation_metadata: tuple[AnnotationMetadata, ...] = ()
+    data_urls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingSource(_Record):
+    """One source for a grounding check: its text and metadata (any JSON-like values).
+
+    The text becomes a fact; string metadata become the fact's attributes as they are, other
+    values are serialized as JSON.
+    """
+
+    text: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CitedChunk(_Record):
+    """A fact that the service cited for a claim.
+
+    ``source_index`` is the position of the cited source in the list given to the check (empty
+    sources are skipped when facts are built, so it can differ from ``fact_index``, the
+    position among the facts actually sent).
+    """
+
+    text: str
+    source_index: int | None
+    fact_index: int | None
+    attributes: Mapping[str, str] = field(default_factory=dict)
+    uri: str = ""
+    title: str = ""
+    domain: str = ""
+
+
+ClaimStatus = Literal["supported", "unsupported", "not_checked"]
+
+
+@dataclass(frozen=True, slots=True)
+class Claim(_Record):
+    """One claim (a sentence) of a checked answer.
+
+    ``answer[claim.start:claim.end] == claim.text`` whenever the service returned a span.
+    ``citations`` are the cited chunks themselves, ``citation_indices`` their positions in
+    ``GroundingResult.cited_chunks``. ``grounding_check_required=False`` means the service
+    did no check (greetings, connectives) and returns no citations.
+    """
+
+    text: str
+    start: int | None = None
+    end: int | None = None
+    byte_start: int | None = None
+    byte_end: int | None = None
+    citation_indices: tuple[int, ...] = ()
+    citations: tuple[CitedChunk, ...] = ()
+    score: float | None = None
+    grounding_check_required: bool = True
+
+    @property
+    def status(self) -> ClaimStatus:
+        """``supported`` when cited, ``unsupported`` when checked and uncited."""
+        if not self.grounding_check_required:
+            return "not_checked"
+        return "supported" if self.citation_indices else "unsupported"
+
+    @property
+    def source_indices(self) -> tuple[int, ...]:
+        """Positions of the cited sources in the list given to the check, without repeats."""
+        seen = dict.fromkeys(c.source_index for c in self.citations if c.source_index is not None)
+        return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingResult(_Record):
+    """The outcome of a grounding check of ``answer`` against a list of sources.
+
+    ``support_score`` (0..1) is the service's estimate of how much of the answer the sources
+    support; ``None`` when it sent none.
+    """
+
+    answer: str
+    support_score: float | None
+    claims: tuple[Claim, ...] = ()
+    cited_chunks: tuple[CitedChunk, ...] = ()
+    cited_facts: tuple[str, ...] = ()
+
+    @property
+    def unsupported_claims(self) -> tuple[Claim, ...]:
+        """Claims that were checked and found no support."""
+        return tuple(c for c in self.claims if c.status == "unsupported")
+
+    @property
+    def checked_claims(self) -> tuple[Claim, ...]:
+        """Claims that needed (and got) a grounding check."""
+        return tuple(c for c in self.claims if c.grounding_check_required)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerCitation(_Record):
+    """A cited segment of a grounded answer: ``answer_text[start:end] == text``."""
+
+    start: int
+    end: int
+    byte_start: int
+    byte_end: int
+    text: str
+    reference_indices: tuple[int, ...] = ()
+    references: tuple[SourceChunk, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingSupport(_Record):
+    """A Discovery Engine grounding support: a segment, its score and its sources."""
+
+    start: int
+    end: int
+    byte_start: int
+    byte_end: int
+    text: str
+    score: float | None = None
+    grounding_check_required: bool | None = None
+    reference_indices: tuple[int, ...] = ()
+    references: tuple[SourceChunk, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GroundedAnswer(_Record):
+    """An answer from ``answerQuery`` (Discovery Engine or Developer Knowledge).
+
+    ``references`` are the sources as chunk records; each citation carries its resolved
+    references. ``skipped_reasons`` is non-empty when the service declined to answer.
+    """
+
+    answer_text: str
+    citations: tuple[AnswerCitation, ...] = ()
+    references: tuple[SourceChunk, ...] = ()
+    grounding_score: float | None = None
+    grounding_supports: tuple[GroundingSupport, ...] = ()
+    state: str = ""
+    skipped_reasons: tuple[str, ...] = ()
+    related_questions: tuple[str, ...] = ()
+    name: str = ""
+    session: str = ""
+
+    @property
+    def skipped(self) -> bool:
+        """True when the service gave no answer (see ``skipped_reasons``)."""
+        return bool(self.skipped_reasons)

@@ -1,0 +1,329 @@
+"""What to talk to (resource names) and how long to wait (retry and timeout).
+
+``DiscoveryEngineTarget`` names a data store or an engine and builds every resource name the
+calls need. ``CallOptions`` holds the per-call timeout and retry policy: Google's clients set
+neither for Search, CheckGrounding and AnswerQuery, so this project does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+import google.auth
+import google.auth.exceptions
+from google.api_core import exceptions as core_exceptions
+from google.api_core import retry as retries
+from google.api_core import retry_async
+
+from .errors import ConfigurationError
+
+__all__ = [
+    "DEFAULT_COLLECTION",
+    "DEFAULT_GROUNDING_CONFIG",
+    "DEFAULT_LOCATION",
+    "DEFAULT_SERVING_CONFIG",
+    "EMULATOR_PROJECT",
+    "PROJECT_ENV_VARS",
+    "CallOptions",
+    "DiscoveryEngineTarget",
+    "RetryPolicy",
+    "grounding_config_path",
+    "resolve_project",
+]
+
+DEFAULT_LOCATION = "global"
+DEFAULT_COLLECTION = "default_collection"
+DEFAULT_SERVING_CONFIG = "default_search"
+DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
+DEFAULT_BRANCH = "default_branch"
+
+# Resource ids: letters, digits, '-', '_' (Discovery Engine allows up to 63 characters).
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,126}$")
+# Project ids may be domain-scoped ("example.com:my-project") or numbers.
+_PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,126}$")
+_SERVING_CONFIG_NAME = re.compile(
+    r"^projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
+    r"(?:/collections/(?P<collection>[^/]+))?"
+    r"/(?P<kind>dataStores|engines)/(?P<parent>[^/]+)"
+    r"/servingConfigs/(?P<serving_config>[^/]+)$"
+)
+
+
+def _check_id(field_name: str, value: str, example: str, pattern: re.Pattern[str] = _ID) -> None:
+    if not isinstance(value, str):
+        raise ConfigurationError(
+            f"{field_name} must be a string, got {type(value).__name__} (for example {example!r})"
+        )
+    if not value.strip():
+        raise ConfigurationError(
+            f"{field_name} is empty: give the {field_name} (for example {example!r})"
+        )
+    if not pattern.match(value):
+        raise ConfigurationError(
+            f"{field_name} {value!r} is not a valid resource id: use letters, digits, '-' and '_' "
+            f"only, up to 127 characters (for example {example!r})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryEngineTarget:
+    """A Discovery Engine (Vertex AI Search) data store or engine, and its serving config.
+
+    Exactly one of ``data_store`` and ``engine`` is required. ``collection=None`` selects the
+    collection-less data store form (``projects/p/locations/l/dataStores/d/...``) that the API
+    also accepts; engines always live in a collection.
+
+    >>> t = DiscoveryEngineTarget(project="my-project", data_store="docs")
+    >>> t.serving_config_path
+    'projects/my-project/locations/global/collections/default_collection/dataStores/docs/servingConfigs/default_search'
+    >>> DiscoveryEngineTarget.from_serving_config(t.serving_config_path) == t
+    True
+    """
+
+    project: str
+    data_store: str | None = None
+    engine: str | None = None
+    location: str = DEFAULT_LOCATION
+    collection: str | None = DEFAULT_COLLECTION
+    serving_config: str = DEFAULT_SERVING_CONFIG
+    grounding_config: str = DEFAULT_GROUNDING_CONFIG
+    branch: str = DEFAULT_BRANCH
+
+    def __post_init__(self) -> None:
+        _check_id("project", self.project, "my-project", _PROJECT)
+        _check_id("location", self.location, "global")
+        if self.data_store is None and self.engine is None:
+            raise ConfigurationError(
+                "no data store and no engine: give data_store (a data store id) or engine "
+                "(an app id), exactly one of them"
+            )
+        if self.data_store is not None and self.engine is not None:
+            raise ConfigurationError(
+                f"both data_store={self.data_store!r} and engine={self.engine!r} were given: "
+                "a search goes to one serving config, give exactly one of them"
+            )
+        if self.data_store is not None:
+            _check_id("data_store", self.data_store, "my-docs-store")
+        if self.engine is not None:
+            _check_id("engine", self.engine, "my-search-app")
+            if self.collection is None:
+                raise ConfigurationError(
+                    "collection=None is only valid for data stores: engines live in a "
+                    f"collection (use the default {DEFAULT_COLLECTION!r})"
+                )
+        if self.collection is not None:
+            _check_id("collection", self.collection, DEFAULT_COLLECTION)
+        _check_id("serving_config", self.serving_config, DEFAULT_SERVING_CONFIG)
+        _check_id("grounding_config", self.grounding_config, DEFAULT_GROUNDING_CONFIG)
+        _check_id("branch", self.branch, DEFAULT_BRANCH)
+
+    @classmethod
+    def from_serving_config(cls, name: str) -> DiscoveryEngineTarget:
+        """Parse any of the three serving-config resource name forms."""
+        match = _SERVING_CONFIG_NAME.match(name)
+        if match is None:
+            raise ConfigurationError(
+                f"serving config name {name!r} is not one of the three forms "
+                "projects/{p}/locations/{l}/collections/{c}/dataStores/{d}/servingConfigs/{s}, "
+                "projects/{p}/locations/{l}/collections/{c}/engines/{e}/servingConfigs/{s} or "
+                "projects/{p}/locations/{l}/dataStores/{d}/servingConfigs/{s}"
+            )
+        parts = match.groupdict()
+        kind = "data_store" if parts["kind"] == "dataStores" else "engine"
+        return cls(
+            project=parts["project"],
+            location=parts["location"],
+            collection=parts["collection"],
+            serving_config=parts["serving_config"],
+            **{kind: parts["parent"]},
+        )
+
+    def replace(self, **changes: object) -> DiscoveryEngineTarget:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    @property
+    def location_path(self) -> str:
+        """``projects/{project}/locations/{location}``."""
+        return f"projects/{self.project}/locations/{self.location}"
+
+    @property
+    def parent_path(self) -> str:
+        """The data store or engine resource name."""
+        base = self.location_path
+        if self.collection is not None:
+            base = f"{base}/collections/{self.collection}"
+        if self.engine is not None:
+            return f"{base}/engines/{self.engine}"
+        return f"{base}/dataStores/{self.data_store}"
+
+    @property
+    def serving_config_path(self) -> str:
+        """The serving config resource name that Search and AnswerQuery take."""
+        return f"{self.parent_path}/servingConfigs/{self.serving_config}"
+
+    @property
+    def branch_path(self) -> str:
+        """The data store branch (documents live there); engines have none."""
+        if self.engine is not None:
+            raise ConfigurationError("an engine has no branch: branches belong to data stores")
+        return f"{self.parent_path}/branches/{self.branch}"
+
+    @property
+    def grounding_config_path(self) -> str:
+        """``projects/{p}/locations/{l}/groundingConfigs/{g}``, as CheckGrounding takes it."""
+        return grounding_config_path(self.project, self.location, self.grounding_config)
+
+    def session_path(self, session: str = "-") -> str:
+        """A session of the engine (``-`` asks AnswerQuery to start a new one)."""
+        if self.engine is None:
+            raise ConfigurationError(
+                "sessions belong to engines: give engine= to keep a multi-turn session"
+            )
+        return f"{self.parent_path}/sessions/{session}"
+
+
+def grounding_config_path(
+    project: str,
+    location: str = DEFAULT_LOCATION,
+    grounding_config: str = DEFAULT_GROUNDING_CONFIG,
+) -> str:
+    """The grounding config resource name CheckGrounding takes (it needs no data store).
+
+    >>> grounding_config_path("my-project")
+    'projects/my-project/locations/global/groundingConfigs/default_grounding_config'
+    """
+    _check_id("project", project, "my-project", _PROJECT)
+    _check_id("location", location, DEFAULT_LOCATION)
+    _check_id("grounding_config", grounding_config, DEFAULT_GROUNDING_CONFIG)
+    return f"projects/{project}/locations/{location}/groundingConfigs/{grounding_config}"
+
+
+_TRANSIENT = (
+    core_exceptions.ServiceUnavailable,
+    core_exceptions.ResourceExhausted,
+    core_exceptions.InternalServerError,
+    core_exceptions.DeadlineExceeded,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Exponential backoff for transient failures of idempotent reads.
+
+    Retries ``UNAVAILABLE``, ``RESOURCE_EXHAUSTED``, ``INTERNAL`` and ``DEADLINE_EXCEEDED``;
+    ``deadline`` bounds the whole call including its retries.
+
+    >>> RetryPolicy(initial=0.05, maximum=1.0, deadline=10.0).to_retry()  # doctest: +ELLIPSIS
+    <google.api_core.retry...Retry object at ...>
+    """
+
+    initial: float = 0.1
+    maximum: float = 10.0
+    multiplier: float = 2.0
+    deadline: float = 60.0
+
+    def __post_init__(self) -> None:
+        for name in ("initial", "maximum", "deadline"):
+            if getattr(self, name) <= 0:
+                raise ConfigurationError(f"RetryPolicy.{name} must be > 0 seconds")
+        if self.multiplier < 1:
+            raise ConfigurationError("RetryPolicy.multiplier must be >= 1")
+
+    def _kwargs(self) -> dict[str, object]:
+        return {
+            "predicate": retries.if_exception_type(*_TRANSIENT),
+            "initial": self.initial,
+            "maximum": self.maximum,
+            "multiplier": self.multiplier,
+            "timeout": self.deadline,
+        }
+
+    def to_retry(self) -> retries.Retry:
+        """The equivalent ``google.api_core.retry.Retry`` (sync clients)."""
+        return retries.Retry(**self._kwargs())  # type: ignore[arg-type]
+
+    def to_async_retry(self) -> retry_async.AsyncRetry:
+        """The equivalent ``AsyncRetry`` (async clients)."""
+        return retry_async.AsyncRetry(**self._kwargs())  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class CallOptions:
+    """Timeout (seconds, per attempt) and retry policy of every call; ``retry=None`` disables
+    retries.
+
+    >>> CallOptions(timeout=5.0, retry=None)
+    CallOptions(timeout=5.0, retry=None)
+    """
+
+    timeout: float = 30.0
+    retry: RetryPolicy | None = field(default_factory=RetryPolicy)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float):
+            raise ConfigurationError(f"timeout must be a number of seconds, got {self.timeout!r}")
+        if not self.timeout > 0:
+            raise ConfigurationError(f"timeout must be > 0 seconds, got {self.timeout!r}")
+        if self.retry is not None and not isinstance(self.retry, RetryPolicy):
+            raise ConfigurationError(
+                f"retry must be a RetryPolicy or None, got {type(self.retry).__name__}"
+            )
+
+    def call_kwargs(self) -> SyncCallKwargs:
+        """``retry`` and ``timeout`` keyword arguments for a sync client method."""
+        return {"retry": self.retry.to_retry() if self.retry else None, "timeout": self.timeout}
+
+    def async_call_kwargs(self) -> AsyncCallKwargs:
+        """``retry`` and ``timeout`` keyword arguments for an async client method."""
+        retry = self.retry.to_async_retry() if self.retry else None
+        return {"retry": retry, "timeout": self.timeout}
+
+
+class SyncCallKwargs(TypedDict):
+    """Keyword arguments of a sync Google client method call."""
+
+    retry: retries.Retry | None
+    timeout: float
+
+
+class AsyncCallKwargs(TypedDict):
+    """Keyword arguments of an async Google client method call."""
+
+    retry: retry_async.AsyncRetry | None
+    timeout: float
+
+
+PROJECT_ENV_VARS = ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
+EMULATOR_PROJECT = "emulator-project"
+
+
+def resolve_project(project: str | None, *, emulator: bool) -> str:
+    """The project to use: ``project`` if given, else ``$GOOGLE_CLOUD_PROJECT``, else the
+    project of the application default credentials; against an emulator, which accepts any
+    project, ``"emulator-project"`` (as Google's Firestore client does).
+    """
+    if project:
+        return project
+    for name in PROJECT_ENV_VARS:
+        if os.environ.get(name):
+            return os.environ[name]
+    if emulator:
+        return EMULATOR_PROJECT
+    try:
+        _, found = google.auth.default()
+    except google.auth.exceptions.DefaultCredentialsError as exc:
+        raise ConfigurationError(
+            "no project id: pass project_id=..., set GOOGLE_CLOUD_PROJECT, or run "
+            "`gcloud auth application-default login` so that the default credentials name one"
+        ) from exc
+    if not found:
+        raise ConfigurationError(
+            "no project id: the default credentials name no project; pass project_id=... "
+            "or set GOOGLE_CLOUD_PROJECT"
+        )
+    return str(found)

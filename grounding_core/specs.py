@@ -1,0 +1,189 @@
+"""Per-call options of search, grounding check and answer, validated against the API limits.
+
+Each spec refuses a value the service would refuse, with an ``InputError`` that names the
+field, the limit and what to do, before anything is sent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .errors import InputError
+
+__all__ = [
+    "MAX_CHUNK_NEIGHBOURS",
+    "MAX_PAGE_SIZE",
+    "AnswerSpec",
+    "ChunkSearchSpec",
+    "DeveloperKnowledgeSearchSpec",
+    "GroundingSpec",
+]
+
+MAX_PAGE_SIZE = 100
+MAX_CHUNK_NEIGHBOURS = 3
+MAX_DEVELOPER_KNOWLEDGE_TEXT = 500
+
+RelevanceThreshold = Literal["lowest", "low", "medium", "high"]
+SearchResultMode = Literal["chunks", "documents"]
+
+
+def check_count(name: str, value: object, *, minimum: int, maximum: int | None = None) -> int:
+    """``value`` if it is an int within ``[minimum, maximum]``, else an ``InputError``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(
+            f"{name} must be an integer, got {type(value).__name__} {value!r}",
+            field=name,
+            limit=maximum,
+        )
+    if value < minimum or (maximum is not None and value > maximum):
+        bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
+        raise InputError(f"{name} must be {bounds}, got {value}", field=name, limit=maximum)
+    return value
+
+
+def _check_text(name: str, value: object, *, maximum: int | None = None) -> str:
+    if not isinstance(value, str):
+        raise InputError(
+            f"{name} must be a string, got {type(value).__name__}", field=name, limit=maximum
+        )
+    if maximum is not None and len(value) > maximum:
+        raise InputError(
+            f"{name} has {len(value)} characters; the API accepts at most {maximum}: shorten it",
+            field=name,
+            limit=maximum,
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSearchSpec:
+    """Options of a Discovery Engine search.
+
+    ``k`` results are returned (pages of up to 100 are fetched until ``k`` are collected or the
+    results run out). ``boost_spec`` takes the API's ``BoostSpec`` as a dict, e.g.
+    ``{"condition_boost_specs": [{"condition": 'lang: ANY("en")', "boost": 0.5}]}``.
+    Neighbouring chunks (``num_previous_chunks``/``num_next_chunks``, at most 3) exist only in
+    chunk mode.
+
+    >>> ChunkSearchSpec(k=5, filter='lang: ANY("en")', num_next_chunks=1).k
+    5
+    """
+
+    k: int = 10
+    filter: str = ""
+    boost_spec: Mapping[str, Any] | None = None
+    order_by: str = ""
+    num_previous_chunks: int = 0
+    num_next_chunks: int = 0
+    relevance_threshold: RelevanceThreshold | None = None
+    mode: SearchResultMode = "chunks"
+
+    def __post_init__(self) -> None:
+        check_count("k", self.k, minimum=1)
+        _check_text("filter", self.filter)
+        _check_text("order_by", self.order_by)
+        for name in ("num_previous_chunks", "num_next_chunks"):
+            check_count(name, getattr(self, name), minimum=0, maximum=MAX_CHUNK_NEIGHBOURS)
+        if self.mode not in ("chunks", "documents"):
+            raise InputError(
+                f"mode must be 'chunks' or 'documents', got {self.mode!r}", field="mode"
+            )
+        if self.mode != "chunks" and (self.num_previous_chunks or self.num_next_chunks):
+            raise InputError(
+                "num_previous_chunks/num_next_chunks need mode='chunks': documents have no "
+                "neighbouring chunks",
+                field="chunk_spec",
+            )
+        if self.relevance_threshold not in (None, "lowest", "low", "medium", "high"):
+            raise InputError(
+                "relevance_threshold must be one of 'lowest', 'low', 'medium', 'high' or None, "
+                f"got {self.relevance_threshold!r}",
+                field="relevance_threshold",
+            )
+        if self.boost_spec is not None and not isinstance(self.boost_spec, Mapping):
+            raise InputError(
+                "boost_spec must be a dict in the API's BoostSpec form, e.g. "
+                "{'condition_boost_specs': [{'condition': 'lang: ANY(\"en\")', 'boost': 0.5}]}",
+                field="boost_spec",
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class DeveloperKnowledgeSearchSpec:
+    """Options of a Developer Knowledge ``SearchDocumentChunks`` call (filter: AIP-160 on
+    ``data_source``, ``uri``, ``update_time``, ``content_length_bytes``; at most 500 characters).
+
+    >>> DeveloperKnowledgeSearchSpec(k=3, filter='data_source = "firebase.google.com"').k
+    3
+    """
+
+    k: int = 5
+    filter: str = ""
+
+    def __post_init__(self) -> None:
+        check_count("k", self.k, minimum=1)
+        _check_text("filter", self.filter, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT)
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingSpec:
+    """Options of a grounding check.
+
+    ``citation_threshold`` (0..1, default 0.6): a fact is cited for a claim when its support
+    score reaches it; higher means fewer, stronger citations. ``enable_claim_level_score``
+    fills ``Claim.score``.
+    """
+
+    citation_threshold: float = 0.6
+    enable_claim_level_score: bool = False
+
+    def __post_init__(self) -> None:
+        value = self.citation_threshold
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or math.isnan(value)
+            or not 0.0 <= value <= 1.0
+        ):
+            raise InputError(
+                f"citation_threshold must be a number between 0 and 1, got {value!r}",
+                field="citation_threshold",
+                limit="[0, 1]",
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerSpec:
+    """Options of a Discovery Engine ``answerQuery``.
+
+    >>> AnswerSpec(max_return_results=5, include_citations=True).max_return_results
+    5
+    """
+
+    include_citations: bool = True
+    max_return_results: int = 10
+    filter: str = ""
+    boost_spec: Mapping[str, Any] | None = None
+    order_by: str = ""
+    mode: SearchResultMode = "chunks"
+    preamble: str = ""
+    model_version: str = ""
+    answer_language_code: str = ""
+    include_grounding_supports: bool = False
+    ignore_adversarial_query: bool = False
+    ignore_non_answer_seeking_query: bool = False
+    ignore_low_relevant_content: bool | None = None
+    related_questions: bool = False
+    session: str | None = None
+
+    def __post_init__(self) -> None:
+        check_count("max_return_results", self.max_return_results, minimum=1, maximum=100)
+        _check_text("filter", self.filter)
+        _check_text("order_by", self.order_by)
+        if self.mode not in ("chunks", "documents"):
+            raise InputError(
+                f"mode must be 'chunks' or 'documents', got {self.mode!r}", field="mode"
+            )

@@ -1,0 +1,1 @@
+"""LangChain adapters over grounding_core."""

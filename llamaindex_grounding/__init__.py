@@ -1,0 +1,1 @@
+"""LlamaIndex adapters over grounding_core."""
