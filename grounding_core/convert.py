@@ -177,7 +177,8 @@ def _document_text(derived: dict[str, Any], struct_data: dict[str, Any]) -> str:
         parts = [p for p in parts if isinstance(p, str) and p.strip()]
         if parts:
             return "\n\n".join(parts)
-    return "\n".join(f"{k}: {v}" for k, v in struct_data.items())
+    # Struct fields are a map, unordered on the wire: sort for a stable text.
+    return "\n".join(f"{k}: {v}" for k, v in sorted(struct_data.items()))
 
 
 def _from_document(result: Any) -> SourceChunk:
@@ -253,17 +254,26 @@ class _Spans:
         try:
             start, end = self.offsets.char_span(byte_start, byte_end)
         except OffsetError as exc:
-            start, end = self._repair(byte_start, byte_end, expected)
-            logger.warning(
-                "%s: the service sent bytes [%d, %d), which do not fit the text (%s); "
-                "using characters [%d, %d) instead",
-                what,
-                byte_start,
-                byte_end,
-                exc,
-                start,
-                end,
-            )
+            problem = f"do not fit the text ({exc})"
+        else:
+            if not expected or self.text[start:end] == expected:
+                self._search_from = end
+                return start, end
+            problem = f"slice to {self.text[start:end]!r}, not to the claim text {expected!r}"
+            # A valid span with the wrong text: keep it unless the claim text is found.
+            if self.text.find(expected) < 0:
+                logger.warning("%s: bytes [%d, %d) %s", what, byte_start, byte_end, problem)
+                return start, end
+        start, end = self._repair(byte_start, byte_end, expected)
+        logger.warning(
+            "%s: the service sent bytes [%d, %d), which %s; using characters [%d, %d) instead",
+            what,
+            byte_start,
+            byte_end,
+            problem,
+            start,
+            end,
+        )
         self._search_from = end
         return start, end
 
