@@ -38,6 +38,7 @@ from .errors import (
 )
 from .facts import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, MAX_FACTS
 from .grounding import acheck_grounding, check_grounding
+from .metadata import answer_metadata, chunk_metadata, grounding_metadata
 from .offsets import Utf8Offsets
 from .records import (
     AnnotationMetadata,
@@ -52,6 +53,7 @@ from .records import (
     RankSignals,
     SourceChunk,
 )
+from .render import answer_markdown, grounding_markdown
 from .search import (
     asearch_chunks,
     asearch_developer_knowledge,
@@ -109,11 +111,16 @@ __all__ = [
     "aanswer_query",
     "acheck_grounding",
     "answer_developer_query",
+    "answer_markdown",
+    "answer_metadata",
     "answer_query",
     "asearch_chunks",
     "asearch_developer_knowledge",
     "check_grounding",
+    "chunk_metadata",
     "grounding_config_path",
+    "grounding_markdown",
+    "grounding_metadata",
     "resolve_project",
     "search_chunks",
     "search_developer_knowledge",

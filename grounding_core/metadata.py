@@ -1,0 +1,130 @@
+"""Flat, JSON-safe metadata of records: what LangChain documents and LlamaIndex nodes carry.
+
+One schema for both frameworks (``docs/metadata.md`` lists every key). Every chunk field is
+kept: absent values are ``None`` or empty, so that every key is always present.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .records import (
+    AnswerCitation,
+    Claim,
+    GroundedAnswer,
+    GroundingResult,
+    GroundingSupport,
+    SourceChunk,
+)
+
+__all__ = [
+    "CHUNK_PROSE_KEYS",
+    "answer_metadata",
+    "chunk_metadata",
+    "grounding_metadata",
+    "neighbour_metadata",
+]
+
+# Keys that read as prose (worth showing to an LLM or embedding); the rest is machinery.
+CHUNK_PROSE_KEYS = frozenset({"title", "source", "description"})
+
+
+def neighbour_metadata(chunk: SourceChunk) -> dict[str, Any]:
+    """A previous/next chunk, reduced to what identifies it and its text."""
+    return {"name": chunk.name, "id": chunk.id, "content": chunk.content}
+
+
+def chunk_metadata(chunk: SourceChunk) -> dict[str, Any]:
+    """Every field of ``chunk`` but its content, as JSON-safe values; ``source`` is its URI.
+
+    >>> chunk_metadata(SourceChunk(name="n", content="c", uri="https://x"))["source"]
+    'https://x'
+    """
+    signals = chunk.rank_signals
+    page = chunk.page_span
+    return {
+        "source": chunk.uri,
+        "uri": chunk.uri,
+        "title": chunk.title,
+        "chunk_name": chunk.name,
+        "chunk_id": chunk.id,
+        "document_id": chunk.document_id,
+        "document_name": chunk.document_name,
+        "mime_type": chunk.mime_type,
+        "description": chunk.description,
+        "data_source": chunk.data_source,
+        "update_time": chunk.update_time.isoformat() if chunk.update_time else None,
+        "relevance_score": chunk.relevance_score,
+        "page_start": page.start if page else None,
+        "page_end": page.end if page else None,
+        "page_identifier": chunk.page_identifier,
+        "struct_data": dict(chunk.struct_data),
+        "derived_struct_data": dict(chunk.derived_struct_data),
+        "rank_signals": (
+            {k: v for k, v in signals.to_dict().items() if v not in (None, {}, [])}
+            if signals
+            else {}
+        ),
+        "model_scores": {k: list(v) for k, v in chunk.model_scores.items()},
+        "previous_chunks": [neighbour_metadata(c) for c in chunk.previous_chunks],
+        "next_chunks": [neighbour_metadata(c) for c in chunk.next_chunks],
+        "annotation_contents": list(chunk.annotation_contents),
+        "annotation_metadata": [a.to_dict() for a in chunk.annotation_metadata],
+        "data_urls": list(chunk.data_urls),
+    }
+
+
+def _span(item: Claim | AnswerCitation | GroundingSupport) -> dict[str, Any]:
+    return {
+        "text": item.text,
+        "start": item.start,
+        "end": item.end,
+        "byte_start": item.byte_start,
+        "byte_end": item.byte_end,
+    }
+
+
+def grounding_metadata(result: GroundingResult) -> dict[str, Any]:
+    """A grounding result as JSON-safe metadata: support score, claims with both spans, the
+    sources each claim cites (as positions in the checked sources) and the cited chunks."""
+    return {
+        "support_score": result.support_score,
+        "claims": [
+            {
+                **_span(claim),
+                "status": claim.status,
+                "score": claim.score,
+                "grounding_check_required": claim.grounding_check_required,
+                "citation_indices": list(claim.citation_indices),
+                "source_indices": list(claim.source_indices),
+            }
+            for claim in result.claims
+        ],
+        "cited_chunks": [chunk.to_dict() for chunk in result.cited_chunks],
+        "unsupported_claims": len(result.unsupported_claims),
+    }
+
+
+def answer_metadata(answer: GroundedAnswer) -> dict[str, Any]:
+    """An answerQuery result's metadata: grounding score, citations with both spans and the
+    positions of their references, skipped reasons, session."""
+    return {
+        "grounding_score": answer.grounding_score,
+        "citations": [
+            {**_span(c), "reference_indices": list(c.reference_indices)} for c in answer.citations
+        ],
+        "grounding_supports": [
+            {
+                **_span(s),
+                "score": s.score,
+                "grounding_check_required": s.grounding_check_required,
+                "reference_indices": list(s.reference_indices),
+            }
+            for s in answer.grounding_supports
+        ],
+        "state": answer.state,
+        "skipped_reasons": list(answer.skipped_reasons),
+        "related_questions": list(answer.related_questions),
+        "answer_name": answer.name,
+        "session": answer.session,
+    }

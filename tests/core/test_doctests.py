@@ -1,0 +1,23 @@
+"""The usage examples in the core's docstrings run."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "grounding_core.clients",
+    "grounding_core.metadata",
+    "grounding_core.offsets",
+    "grounding_core.render",
+    "grounding_core.settings",
+    "grounding_core.specs",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert result.attempted > 0
