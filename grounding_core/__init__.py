@@ -38,7 +38,7 @@ from .errors import (
 )
 from .facts import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, MAX_FACTS
 from .grounding import acheck_grounding, check_grounding
-from .metadata import answer_metadata, chunk_metadata, grounding_metadata
+from .metadata import answer_metadata, chunk_metadata, grounding_metadata, grounding_source
 from .offsets import Utf8Offsets
 from .records import (
     AnnotationMetadata,
@@ -54,6 +54,7 @@ from .records import (
     SourceChunk,
 )
 from .render import answer_markdown, grounding_markdown
+from .report import DEFAULT_MIN_SUPPORT_SCORE, ClaimReport, GroundingReport, UngroundedPolicy
 from .search import (
     asearch_chunks,
     asearch_developer_knowledge,
@@ -70,6 +71,7 @@ from .settings import (
 from .specs import AnswerSpec, ChunkSearchSpec, DeveloperKnowledgeSearchSpec, GroundingSpec
 
 __all__ = [
+    "DEFAULT_MIN_SUPPORT_SCORE",
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
     "DISCOVERYENGINE_EMULATOR_HOST",
     "MAX_ANSWER_TOKENS",
@@ -82,6 +84,7 @@ __all__ = [
     "ChunkSearchSpec",
     "CitedChunk",
     "Claim",
+    "ClaimReport",
     "ConfigurationError",
     "DeadlineExceededError",
     "DeveloperKnowledgeClients",
@@ -90,6 +93,7 @@ __all__ = [
     "DiscoveryEngineTarget",
     "GroundedAnswer",
     "GroundingError",
+    "GroundingReport",
     "GroundingResult",
     "GroundingSource",
     "GroundingSpec",
@@ -106,6 +110,7 @@ __all__ = [
     "ServiceUnavailableError",
     "SourceChunk",
     "UngroundedAnswerError",
+    "UngroundedPolicy",
     "Utf8Offsets",
     "aanswer_developer_query",
     "aanswer_query",
@@ -121,6 +126,7 @@ __all__ = [
     "grounding_config_path",
     "grounding_markdown",
     "grounding_metadata",
+    "grounding_source",
     "resolve_project",
     "search_chunks",
     "search_developer_knowledge",

@@ -6,6 +6,7 @@ kept: absent values are ``None`` or empty, so that every key is always present.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .records import (
@@ -13,20 +14,55 @@ from .records import (
     Claim,
     GroundedAnswer,
     GroundingResult,
+    GroundingSource,
     GroundingSupport,
     SourceChunk,
 )
 
 __all__ = [
     "CHUNK_PROSE_KEYS",
+    "FACT_ATTRIBUTE_EXCLUDES",
     "answer_metadata",
     "chunk_metadata",
     "grounding_metadata",
+    "grounding_source",
     "neighbour_metadata",
 ]
 
 # Keys that read as prose (worth showing to an LLM or embedding); the rest is machinery.
 CHUNK_PROSE_KEYS = frozenset({"title", "source", "description"})
+
+
+# Chunk metadata that is bulky machinery, not a description of the source: not sent as fact
+# attributes (citations map back to the caller's own objects, so nothing is lost).
+FACT_ATTRIBUTE_EXCLUDES = frozenset(
+    {
+        "previous_chunks",
+        "next_chunks",
+        "rank_signals",
+        "model_scores",
+        "annotation_contents",
+        "annotation_metadata",
+        "data_urls",
+        "derived_struct_data",
+    }
+)
+
+
+def grounding_source(text: str, metadata: Mapping[str, Any]) -> GroundingSource:
+    """A source for a grounding check from a framework object's text and metadata.
+
+    Empty values and the bulky keys of ``FACT_ATTRIBUTE_EXCLUDES`` are left out of the fact's
+    attributes; other non-string values are serialized as JSON when the fact is built.
+    """
+    return GroundingSource(
+        text,
+        {
+            key: value
+            for key, value in metadata.items()
+            if key not in FACT_ATTRIBUTE_EXCLUDES and value not in (None, "", [], {})
+        },
+    )
 
 
 def neighbour_metadata(chunk: SourceChunk) -> dict[str, Any]:

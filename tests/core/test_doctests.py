@@ -10,6 +10,7 @@ MODULES = [
     "grounding_core.metadata",
     "grounding_core.offsets",
     "grounding_core.render",
+    "grounding_core.report",
     "grounding_core.settings",
     "grounding_core.specs",
 ]

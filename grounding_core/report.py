@@ -1,0 +1,134 @@
+"""A grounding result tied back to the caller's own source objects.
+
+The adapters check an answer against framework objects (LangChain ``Document``s, LlamaIndex
+nodes). ``GroundingReport[S]`` keeps the core result and those objects side by side, so that
+every claim's citations resolve to the very objects that were checked.
+
+>>> from grounding_core.records import CitedChunk, Claim, GroundingResult, GroundingSource
+>>> cited = CitedChunk("Paris is the capital of France.", source_index=1, fact_index=0)
+>>> claim = Claim("Paris is the capital.", 0, 21, 0, 21, (0,), (cited,))
+>>> result = GroundingResult("Paris is the capital.", 1.0, (claim,))
+>>> report = GroundingReport(result, sources=("doc-a", "doc-b"), grounding_sources=())
+>>> report.claims[0].sources, report.passed
+(('doc-b',), True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from .errors import UngroundedAnswerError
+from .metadata import grounding_metadata
+from .records import Claim, ClaimStatus, GroundingResult, GroundingSource
+from .render import grounding_markdown
+
+__all__ = [
+    "DEFAULT_MIN_SUPPORT_SCORE",
+    "ClaimReport",
+    "GroundingReport",
+    "UngroundedPolicy",
+]
+
+S = TypeVar("S")
+
+UngroundedPolicy = Literal["annotate", "raise", "fallback"]
+
+DEFAULT_MIN_SUPPORT_SCORE = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimReport(Generic[S]):
+    """A claim and the caller's source objects it cites."""
+
+    claim: Claim
+    sources: tuple[S, ...]
+
+    @property
+    def text(self) -> str:
+        """The claim text."""
+        return self.claim.text
+
+    @property
+    def start(self) -> int | None:
+        """String index where the claim starts in the answer."""
+        return self.claim.start
+
+    @property
+    def end(self) -> int | None:
+        """String index where the claim ends (exclusive)."""
+        return self.claim.end
+
+    @property
+    def status(self) -> ClaimStatus:
+        """``supported``, ``unsupported`` or ``not_checked``."""
+        return self.claim.status
+
+    @property
+    def score(self) -> float | None:
+        """The claim-level score (when it was asked for)."""
+        return self.claim.score
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingReport(Generic[S]):
+    """A grounding check of an answer against ``sources``.
+
+    ``passed`` is true when the support score reaches ``min_support_score``. ``error`` is set
+    (and ``result`` is ``None``) when the check itself failed and the caller chose to carry on.
+    """
+
+    result: GroundingResult | None
+    sources: tuple[S, ...]
+    grounding_sources: tuple[GroundingSource, ...]
+    min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE
+    error: str | None = None
+
+    @property
+    def support_score(self) -> float | None:
+        """The service's support score (0..1), ``None`` if the check failed."""
+        return self.result.support_score if self.result else None
+
+    @property
+    def passed(self) -> bool:
+        """True when the answer is grounded enough."""
+        score = self.support_score
+        return score is not None and score >= self.min_support_score
+
+    @property
+    def claims(self) -> tuple[ClaimReport[S], ...]:
+        """Every claim with the source objects it cites."""
+        if self.result is None:
+            return ()
+        return tuple(
+            ClaimReport(
+                claim,
+                tuple(self.sources[i] for i in claim.source_indices if i < len(self.sources)),
+            )
+            for claim in self.result.claims
+        )
+
+    @property
+    def unsupported_claims(self) -> tuple[ClaimReport[S], ...]:
+        """Claims that were checked and found no support."""
+        return tuple(c for c in self.claims if c.status == "unsupported")
+
+    def markdown(self) -> str:
+        """The answer with ``[n]`` markers and a numbered source list (see ``render``)."""
+        if self.result is None:
+            return ""
+        return grounding_markdown(self.result, self.grounding_sources)
+
+    def metadata(self) -> dict[str, Any]:
+        """JSON-safe metadata: ``grounding_metadata`` plus ``passed`` and ``error``."""
+        base = grounding_metadata(self.result) if self.result else {"support_score": None}
+        return {**base, "passed": self.passed, "error": self.error}
+
+    def enforce(self, policy: UngroundedPolicy) -> None:
+        """Raise ``UngroundedAnswerError`` when ``policy`` is ``raise`` and the check failed."""
+        if policy == "raise" and not self.passed:
+            raise UngroundedAnswerError(
+                f"the answer's support score {self.support_score} is below the required "
+                f"{self.min_support_score}; {len(self.unsupported_claims)} claim(s) unsupported",
+                result=self,
+            )
