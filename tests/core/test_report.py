@@ -31,7 +31,7 @@ def test_passed_and_enforce():
     assert not failing.passed
     failing.enforce("annotate")
     with pytest.raises(
-        UngroundedAnswerError, match="support score 0.66 is below the required 0.9"
+        UngroundedAnswerError, match=r"support score 0\.66 is below the required 0\.9"
     ) as info:
         failing.enforce("raise")
     assert info.value.result is failing
