@@ -98,13 +98,13 @@ class DiscoveryEngineTarget:
         _check_id("location", self.location, "global")
         if self.data_store is None and self.engine is None:
             raise ConfigurationError(
-                "no data store and no engine: give data_store (a data store id) or engine "
-                "(an app id), exactly one of them"
+                "no data store and no engine: give a data store id or an engine (app) id, "
+                "exactly one of them"
             )
         if self.data_store is not None and self.engine is not None:
             raise ConfigurationError(
-                f"both data_store={self.data_store!r} and engine={self.engine!r} were given: "
-                "a search goes to one serving config, give exactly one of them"
+                f"both a data store ({self.data_store!r}) and an engine ({self.engine!r}) were "
+                "given: a search goes to one serving config, give exactly one of them"
             )
         if self.data_store is not None:
             _check_id("data_store", self.data_store, "my-docs-store")

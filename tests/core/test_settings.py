@@ -59,7 +59,7 @@ def test_serving_config_forms_round_trip(name):
     ("kwargs", "message"),
     [
         ({"project": "p"}, "no data store and no engine"),
-        ({"project": "p", "data_store": "d", "engine": "e"}, "both data_store='d' and engine='e'"),
+        ({"project": "p", "data_store": "d", "engine": "e"}, r"both a data store \('d'\) and an"),
         ({"project": "", "data_store": "d"}, "project is empty"),
         ({"project": "  ", "data_store": "d"}, "project is empty"),
         ({"project": "p", "data_store": "a/b"}, "data_store 'a/b' is not a valid resource id"),
