@@ -1,1 +1,30 @@
-"""LangChain adapters over grounding_core."""
+"""LangChain adapters over grounding_core: Vertex AI Search chunks as Documents, grounding
+checks as a chain step or a callback, grounded answers from answerQuery.
+
+>>> from langchain_grounding import DiscoveryEngineRetriever, GroundingChecker  # doctest: +SKIP
+"""
+
+from grounding_core import GroundingReport, UngroundedAnswerError
+
+from .answers import DeveloperKnowledgeAnswer, DiscoveryEngineAnswer
+from .callbacks import AsyncGroundingCallbackHandler, GroundingCallbackHandler
+from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
+from .discovery_engine_retriever import DiscoveryEngineRetriever
+from .documents import chunk_to_document
+from .grounded_chain import GroundedChain, with_grounding
+from .grounding_checker import GroundingChecker
+
+__all__ = [
+    "AsyncGroundingCallbackHandler",
+    "DeveloperKnowledgeAnswer",
+    "DeveloperKnowledgeRetriever",
+    "DiscoveryEngineAnswer",
+    "DiscoveryEngineRetriever",
+    "GroundedChain",
+    "GroundingCallbackHandler",
+    "GroundingChecker",
+    "GroundingReport",
+    "UngroundedAnswerError",
+    "chunk_to_document",
+    "with_grounding",
+]

@@ -1,0 +1,196 @@
+"""``DiscoveryEngineAnswer`` and ``DeveloperKnowledgeAnswer``: answerQuery as Runnables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from pydantic import Field, PrivateAttr, model_validator
+
+from grounding_core import (
+    AnswerSpec,
+    DiscoveryEngineTarget,
+    GroundedAnswer,
+    InputError,
+    aanswer_developer_query,
+    aanswer_query,
+    answer_developer_query,
+    answer_query,
+)
+from grounding_core.settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG
+
+from ._connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
+from .documents import chunk_to_document
+
+__all__ = ["DeveloperKnowledgeAnswer", "DiscoveryEngineAnswer", "answer_output"]
+
+QUERY_KEYS = ("query", "question", "input")
+
+
+def _query(input: Any) -> str:
+    if isinstance(input, str):
+        return input
+    if isinstance(input, Mapping):
+        for key in QUERY_KEYS:
+            if isinstance(input.get(key), str):
+                return str(input[key])
+    raise InputError(
+        f"expected the query as a str or under 'query'/'question'/'input', got {input!r:.80}",
+        field="query",
+    )
+
+
+def answer_output(query: str, answer: GroundedAnswer) -> dict[str, Any]:
+    """The output dict of both answer Runnables.
+
+    ``answer``: the text; ``documents``: the references as ``Document``s; ``citations``: for
+    each cited segment its text, char and byte spans and the positions of its documents;
+    ``grounded_answer``: the full record (grounding score and supports, skipped reasons,
+    session; ``grounding_core.answer_markdown`` renders it).
+    """
+    return {
+        "query": query,
+        "answer": answer.answer_text,
+        "documents": [chunk_to_document(r) for r in answer.references],
+        "citations": [
+            {
+                "text": c.text,
+                "start": c.start,
+                "end": c.end,
+                "byte_start": c.byte_start,
+                "byte_end": c.byte_end,
+                "document_indices": list(c.reference_indices),
+            }
+            for c in answer.citations
+        ],
+        "grounded_answer": answer,
+    }
+
+
+class DiscoveryEngineAnswer(
+    DiscoveryEngineConnection, RunnableSerializable[str | dict[str, Any], dict[str, Any]]
+):
+    """A grounded answer from Discovery Engine's ``answerQuery``: query in, answer out.
+
+    Key init args:
+        engine_id (the usual target of answerQuery) or data_store_id; project_id, location,
+        collection, serving_config_id; include_citations, max_return_results, filter,
+        preamble, model_version, answer_language_code, include_grounding_supports; and the
+        connection fields.
+
+    Usage:
+        .. code-block:: python
+
+            from langchain_grounding import DiscoveryEngineAnswer
+
+            answerer = DiscoveryEngineAnswer(project_id="my-project", engine_id="docs-app")
+            out = answerer.invoke("How do I open a file?")
+            out["answer"], out["citations"][0]["start"], out["documents"][0].metadata["source"]
+
+    Input: a str, or a dict with ``query``/``question``/``input``. Output: see
+    ``answer_output``.
+    """
+
+    data_store_id: str | None = None
+    engine_id: str | None = None
+    collection: str | None = DEFAULT_COLLECTION
+    serving_config_id: str = DEFAULT_SERVING_CONFIG
+    include_citations: bool = True
+    max_return_results: int = Field(default=10, ge=1, le=100)
+    filter: str = ""
+    search_mode: Literal["chunks", "documents"] = "chunks"
+    preamble: str = ""
+    model_version: str = ""
+    answer_language_code: str = ""
+    include_grounding_supports: bool = False
+
+    _target: DiscoveryEngineTarget = PrivateAttr()
+    _spec: AnswerSpec = PrivateAttr()
+
+    @model_validator(mode="after")
+    def _build(self) -> DiscoveryEngineAnswer:
+        self._target = DiscoveryEngineTarget(
+            project=self.resolved_project(),
+            location=self.location,
+            data_store=self.data_store_id,
+            engine=self.engine_id,
+            collection=self.collection,
+            serving_config=self.serving_config_id,
+        )
+        self._spec = AnswerSpec(
+            include_citations=self.include_citations,
+            max_return_results=self.max_return_results,
+            filter=self.filter,
+            mode=self.search_mode,
+            preamble=self.preamble,
+            model_version=self.model_version,
+            answer_language_code=self.answer_language_code,
+            include_grounding_supports=self.include_grounding_supports,
+        )
+        return self
+
+    def _invoke(self, input: Any) -> dict[str, Any]:
+        query = _query(input)
+        answer = answer_query(self.clients, self._target, query, self._spec, self.call_options)
+        return answer_output(query, answer)
+
+    async def _ainvoke(self, input: Any) -> dict[str, Any]:
+        query = _query(input)
+        answer = await aanswer_query(
+            self.clients, self._target, query, self._spec, self.call_options
+        )
+        return answer_output(query, answer)
+
+    def invoke(
+        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Answer the query."""
+        return self._call_with_config(self._invoke, input, config, **kwargs)
+
+    async def ainvoke(
+        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Async ``invoke`` on Google's async client."""
+        return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
+
+
+class DeveloperKnowledgeAnswer(
+    DeveloperKnowledgeConnection, RunnableSerializable[str | dict[str, Any], dict[str, Any]]
+):
+    """A grounded answer from the Developer Knowledge API's ``answerQuery``.
+
+    .. code-block:: python
+
+        from langchain_grounding import DeveloperKnowledgeAnswer
+
+        out = DeveloperKnowledgeAnswer().invoke("How do I create a Cloud Storage bucket?")
+        out["answer"], out["documents"][0].metadata["source"]
+
+    ``filter`` (AIP-160, at most 500 characters) narrows the documents the answer may use.
+    Output: see ``answer_output``.
+    """
+
+    filter: str = Field(default="", max_length=500)
+
+    def _invoke(self, input: Any) -> dict[str, Any]:
+        query = _query(input)
+        answer = answer_developer_query(self.clients, query, self.filter, self.call_options)
+        return answer_output(query, answer)
+
+    async def _ainvoke(self, input: Any) -> dict[str, Any]:
+        query = _query(input)
+        answer = await aanswer_developer_query(self.clients, query, self.filter, self.call_options)
+        return answer_output(query, answer)
+
+    def invoke(
+        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Answer the query."""
+        return self._call_with_config(self._invoke, input, config, **kwargs)
+
+    async def ainvoke(
+        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Async ``invoke`` on Google's async client."""
+        return await self._acall_with_config(self._ainvoke, input, config, **kwargs)

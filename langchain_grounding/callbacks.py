@@ -1,0 +1,298 @@
+"""Grounding as a chain callback: attach a handler to any run and get its grounding report.
+
+``GroundingCallbackHandler`` (sync runs) and ``AsyncGroundingCallbackHandler`` (async runs,
+on Google's async client) collect the documents the run's retrievers return and the run's
+final answer, and check the answer when the outermost run ends. A failed check never breaks
+the chain: it is logged and recorded as a report with ``error`` set.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
+from langchain_core.documents import Document
+from langchain_core.messages import BaseMessage
+
+from grounding_core import GroundingError, GroundingReport
+
+from .documents import document_to_source, find_answer, find_documents
+from .grounding_checker import GroundingChecker, LangChainGroundingReport
+
+__all__ = ["AsyncGroundingCallbackHandler", "DocumentCollector", "GroundingCallbackHandler"]
+
+logger = logging.getLogger(__name__)
+
+ReportCallback = Callable[[UUID, LangChainGroundingReport], None]
+
+
+class DocumentCollector:
+    """Documents returned by the retrievers of each run tree, grouped by the outermost run.
+
+    Thread-safe: ``batch`` runs several trees at once on a thread pool.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._roots: dict[UUID, UUID] = {}
+        self._members: dict[UUID, set[UUID]] = {}
+        self._documents: dict[UUID, list[Document]] = {}
+
+    def started(self, run_id: UUID, parent_run_id: UUID | None) -> None:
+        """Record a run under the outermost run of its tree."""
+        with self._lock:
+            root = (
+                run_id if parent_run_id is None else self._roots.get(parent_run_id, parent_run_id)
+            )
+            self._roots[run_id] = root
+            self._members.setdefault(root, set()).add(run_id)
+
+    def root_of(self, run_id: UUID) -> UUID:
+        """The outermost run of the tree ``run_id`` belongs to."""
+        with self._lock:
+            return self._roots.get(run_id, run_id)
+
+    def add(self, run_id: UUID, documents: Sequence[Document]) -> None:
+        """Keep the documents a retriever run returned (each document once per tree)."""
+        with self._lock:
+            kept = self._documents.setdefault(self._roots.get(run_id, run_id), [])
+            seen = {(d.id, d.page_content) for d in kept}
+            kept.extend(d for d in documents if (d.id, d.page_content) not in seen)
+
+    def finish(self, root: UUID) -> list[Document]:
+        """The tree's documents; forget the tree."""
+        with self._lock:
+            for run_id in self._members.pop(root, ()):
+                self._roots.pop(run_id, None)
+            return self._documents.pop(root, [])
+
+
+class _GroundingCollector:
+    """The state and bookkeeping shared by the sync and async handlers."""
+
+    def __init__(
+        self,
+        checker: GroundingChecker | None = None,
+        *,
+        on_report: ReportCallback | None = None,
+        max_reports: int = 1000,
+        **checker_kwargs: Any,
+    ) -> None:
+        self.checker = checker if checker is not None else GroundingChecker(**checker_kwargs)
+        self.on_report = on_report
+        self.max_reports = max_reports
+        self.reports: OrderedDict[UUID, LangChainGroundingReport] = OrderedDict()
+        self._runs = DocumentCollector()
+        self._lock = threading.Lock()
+
+    @property
+    def latest(self) -> LangChainGroundingReport | None:
+        """The report of the run that ended last, if any."""
+        with self._lock:
+            return next(reversed(self.reports.values()), None)
+
+    def _to_check(
+        self, outputs: Any, run_id: UUID
+    ) -> tuple[str | BaseMessage, list[Document | str]] | None:
+        collected: list[Document | str] = list(self._runs.finish(run_id))
+        try:
+            answer = find_answer(outputs)
+            in_output = find_documents(outputs) if isinstance(outputs, Mapping) else None
+        except GroundingError as exc:
+            logger.debug("run %s: nothing to check (%s)", run_id, exc)
+            return None
+        if not isinstance(answer, str | BaseMessage):
+            logger.debug("run %s: its output is not an answer (%s)", run_id, type(answer))
+            return None
+        return answer, in_output if in_output is not None else collected
+
+    def _failed(
+        self, run_id: UUID, documents: Sequence[Document | str], exc: Exception
+    ) -> LangChainGroundingReport:
+        logger.warning("grounding check of run %s failed: %s", run_id, exc, exc_info=exc)
+        return GroundingReport(
+            None,
+            sources=tuple(documents),
+            grounding_sources=tuple(document_to_source(d) for d in documents),
+            min_support_score=self.checker.min_support_score,
+            error=f"{type(exc).__name__}: {exc}",
+        )
+
+    def _store(self, run_id: UUID, report: LangChainGroundingReport) -> None:
+        with self._lock:
+            self.reports[run_id] = report
+            while len(self.reports) > self.max_reports:
+                self.reports.popitem(last=False)
+        if self.on_report is not None:
+            try:
+                self.on_report(run_id, report)
+            except Exception:
+                logger.exception("the on_report callback failed for run %s", run_id)
+
+
+class GroundingCallbackHandler(_GroundingCollector, BaseCallbackHandler):
+    """Checks the final answer of every run it is attached to (sync runs).
+
+    .. code-block:: python
+
+        handler = GroundingCallbackHandler(project_id="my-project")
+        answer = chain.invoke("What is a list?", config={"callbacks": [handler]})
+        report = handler.latest            # or handler.reports[run_id]
+        report.support_score, report.unsupported_claims
+
+    Give ``checker=GroundingChecker(...)`` or the checker's fields as keyword arguments;
+    ``on_report(run_id, report)`` is called for every report. Reports are kept per outermost
+    run id (the last ``max_reports``). In async code use ``AsyncGroundingCallbackHandler``.
+    """
+
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: dict[str, Any],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Remember where the run sits in its tree."""
+        self._runs.started(run_id, parent_run_id)
+
+    def on_retriever_start(
+        self,
+        serialized: dict[str, Any] | None,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Remember where the retriever run sits in its tree."""
+        self._runs.started(run_id, parent_run_id)
+
+    def on_retriever_end(
+        self,
+        documents: Sequence[Document],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Collect the retrieved documents for the tree's final check."""
+        self._runs.add(run_id, documents)
+
+    def on_chain_end(
+        self,
+        outputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """When the outermost run ends, check its answer against the collected documents."""
+        if parent_run_id is not None:
+            return
+        found = self._to_check(outputs, run_id)
+        if found is None:
+            return
+        answer, documents = found
+        try:
+            report = self.checker.check(answer, documents)
+        except Exception as exc:
+            report = self._failed(run_id, documents, exc)
+        self._store(run_id, report)
+
+    def on_chain_error(
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Forget a failed tree."""
+        if parent_run_id is None:
+            self._runs.finish(run_id)
+
+
+class AsyncGroundingCallbackHandler(_GroundingCollector, AsyncCallbackHandler):
+    """``GroundingCallbackHandler`` for async runs: the check runs on Google's async client.
+
+    .. code-block:: python
+
+        handler = AsyncGroundingCallbackHandler(project_id="my-project")
+        answer = await chain.ainvoke("What is a list?", config={"callbacks": [handler]})
+        handler.latest.support_score
+    """
+
+    async def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: dict[str, Any],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Remember where the run sits in its tree."""
+        self._runs.started(run_id, parent_run_id)
+
+    async def on_retriever_start(
+        self,
+        serialized: dict[str, Any] | None,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Remember where the retriever run sits in its tree."""
+        self._runs.started(run_id, parent_run_id)
+
+    async def on_retriever_end(
+        self,
+        documents: Sequence[Document],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Collect the retrieved documents for the tree's final check."""
+        self._runs.add(run_id, documents)
+
+    async def on_chain_end(
+        self,
+        outputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """When the outermost run ends, check its answer against the collected documents."""
+        if parent_run_id is not None:
+            return
+        found = self._to_check(outputs, run_id)
+        if found is None:
+            return
+        answer, documents = found
+        try:
+            report = await self.checker.acheck(answer, documents)
+        except Exception as exc:
+            report = self._failed(run_id, documents, exc)
+        self._store(run_id, report)
+
+    async def on_chain_error(
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Forget a failed tree."""
+        if parent_run_id is None:
+            self._runs.finish(run_id)

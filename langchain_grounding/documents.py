@@ -1,0 +1,93 @@
+"""Records <-> LangChain objects: chunks become ``Document``s; chain outputs give up their
+answer and documents for a grounding check."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.messages import BaseMessage
+
+from grounding_core import GroundingSource, InputError, SourceChunk, chunk_metadata
+from grounding_core.metadata import grounding_source
+
+__all__ = [
+    "ANSWER_KEYS",
+    "DOCUMENT_KEYS",
+    "answer_key",
+    "answer_text",
+    "chunk_to_document",
+    "document_to_source",
+    "find_answer",
+    "find_documents",
+]
+
+# Where typical RAG chains put the answer and the retrieved documents in their output dict
+# (create_retrieval_chain: "answer"/"context"; RetrievalQA: "result"/"source_documents").
+ANSWER_KEYS = ("answer", "output", "result", "response", "text")
+DOCUMENT_KEYS = ("documents", "context", "source_documents", "docs")
+
+
+def chunk_to_document(chunk: SourceChunk) -> Document:
+    """A chunk as a ``Document``: ``id`` = chunk resource name, every field in metadata."""
+    return Document(id=chunk.name, page_content=chunk.content, metadata=chunk_metadata(chunk))
+
+
+def document_to_source(document: Document | str) -> GroundingSource:
+    """A ``Document`` (or plain text) as a grounding source (text + attributes)."""
+    if isinstance(document, str):
+        return GroundingSource(document)
+    return grounding_source(document.page_content, document.metadata)
+
+
+def answer_text(answer: object) -> str:
+    """The text of an answer given as ``str`` or a chat message."""
+    if isinstance(answer, str):
+        return answer
+    if isinstance(answer, BaseMessage):
+        return answer.text
+    raise InputError(
+        f"answer must be a str or an AIMessage, got {type(answer).__name__}", field="answer"
+    )
+
+
+def answer_key(output: Mapping[str, Any]) -> str:
+    """The key under which a chain's output dict holds its answer."""
+    for key in ANSWER_KEYS:
+        if key in output:
+            return key
+    raise InputError(
+        f"no answer in the output: expected one of the keys {', '.join(ANSWER_KEYS)}, "
+        f"got {', '.join(map(str, output)) or 'none'}",
+        field="answer",
+    )
+
+
+def find_answer(output: Any) -> Any:
+    """The answer in a chain's output: the output itself, or the value of its answer key."""
+    if isinstance(output, Mapping):
+        return output[answer_key(output)]
+    return output
+
+
+def find_documents(output: Mapping[str, Any]) -> list[Document | str] | None:
+    """The documents in a chain's output dict, or ``None`` if it holds none."""
+    for key in DOCUMENT_KEYS:
+        if key in output:
+            value = output[key]
+            if isinstance(value, Document | str):
+                return [value]
+            if isinstance(value, Sequence):
+                documents = list(value)
+                for index, item in enumerate(documents):
+                    if not isinstance(item, Document | str):
+                        raise InputError(
+                            f"{key}[{index}] must be a Document or str, got {type(item).__name__}",
+                            field=key,
+                        )
+                return documents
+            raise InputError(
+                f"{key} must be a list of Documents, got {type(value).__name__}", field=key
+            )
+    return None
