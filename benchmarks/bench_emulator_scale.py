@@ -1,0 +1,292 @@
+"""The emulator at scale: ingest rate, index size, search latency at 1k, 10k and 100k chunks.
+
+Corpus: every docstring of the installed Python standard library (parsed with ``ast``, cut into
+pieces of at most 1,000 characters, one chunk each), cycled with a copy number in the document id
+when a size needs more pieces than there are (about 12k): the vocabulary and the posting lists
+then grow with the size, as they do in a real corpus. The extraction is cached under
+``$XDG_CACHE_HOME/grounding-kit/bench``.
+
+For each size: chunks per second of ``DataStore.build`` (chunking, tokenizing, BM25), the on-disk
+size of the saved index, and the search latency (top 10 chunks, relevance scores on) of queries
+drawn from the corpus, in process (``search_engine.search``) beside the full gRPC round trip
+through Google's ``SearchServiceClient``. A last pair of rows compares the two ways of building
+and serializing a response: raw protobuf (what the servicers use) against proto-plus.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import random
+import resource
+import sysconfig
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from google.cloud import discoveryengine_v1 as de
+
+from benchmarks.common import Row, percentile
+from grounding_core.emulator import CorpusStore, DataStore, EmulatorServer
+from grounding_core.emulator.builtin import builtin_documents
+from grounding_core.emulator.chunking import (
+    DEFAULT_MAX_CHARS,
+    blocks_from_plain_text,
+    split_long_text,
+)
+from grounding_core.emulator.corpus import SourceDocument
+from grounding_core.emulator.messages import ChunkNames, search_response
+from grounding_core.emulator.records import Document
+from grounding_core.emulator.search_engine import SearchParams, search
+
+NAME = "emulator_scale"
+SIZES = (1_000, 10_000, 100_000)
+QUICK_SIZES = (200,)
+QUERIES = 200
+QUICK_QUERIES = 20
+SERVING_CONFIG = (
+    "projects/bench/locations/global/collections/default_collection/dataStores/{store}/"
+    "servingConfigs/default_search"
+)
+
+
+def _cache_file() -> Path:
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    version = sysconfig.get_python_version()
+    return cache / "grounding-kit" / "bench" / f"stdlib-docstrings-{version}.jsonl"
+
+
+def _extract() -> list[dict[str, str]]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    pieces: list[dict[str, str]] = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("site-packages"):
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(
+                node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+            ):
+                continue
+            docstring = ast.get_docstring(node)
+            if not docstring or len(docstring) < 40:
+                continue
+            name = getattr(node, "name", relative)
+            for piece in split_long_text(docstring, DEFAULT_MAX_CHARS - 10):
+                pieces.append({"module": relative, "name": name, "text": piece})
+    return pieces
+
+
+def stdlib_pieces() -> list[dict[str, str]]:
+    """Docstring pieces of the standard library (cached after the first run)."""
+    cache = _cache_file()
+    if cache.exists():
+        with cache.open(encoding="utf-8") as handle:
+            return [json.loads(line) for line in handle]
+    pieces = _extract()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    temporary = cache.with_suffix(".tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        for piece in pieces:
+            handle.write(json.dumps(piece, ensure_ascii=False) + "\n")
+    temporary.replace(cache)
+    return pieces
+
+
+def _documents(pieces: list[dict[str, str]], size: int) -> Iterator[SourceDocument]:
+    for number in range(size):
+        piece = pieces[number % len(pieces)]
+        copy = number // len(pieces)
+        text = piece["text"]
+        document = Document(
+            id=f"d{number}",
+            uri=f"https://docs.python.org/3/library/{piece['module']}#{piece['name']}",
+            title=piece["name"],
+            content=text,
+            struct_data={"module": piece["module"], "copy": copy},
+        )
+        yield SourceDocument(document, tuple(blocks_from_plain_text(text)))
+
+
+def _queries(pieces: list[dict[str, str]], count: int) -> list[str]:
+    rng = random.Random(1234)
+    queries = []
+    while len(queries) < count:
+        words = [w for w in rng.choice(pieces)["text"].split() if w.isalpha() and len(w) > 3]
+        if len(words) >= 2:
+            queries.append(" ".join(rng.sample(words, min(len(words), rng.randint(2, 4)))))
+    return queries
+
+
+def _folder_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def _latencies(func: object, queries: list[str]) -> list[float]:
+    assert callable(func)
+    for query in queries[:5]:
+        func(query)
+    times = []
+    for query in queries:
+        start = time.perf_counter()
+        func(query)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _scale_rows(size: int, pieces: list[dict[str, str]], queries: list[str]) -> list[Row]:
+    case = f"{size:,} chunks"
+    start = time.perf_counter()
+    snapshot = DataStore.build("bench", _documents(pieces, size))
+    build = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "index"
+        start = time.perf_counter()
+        snapshot.save(target)
+        save = time.perf_counter() - start
+        disk = _folder_bytes(target)
+        start = time.perf_counter()
+        DataStore.load(target)
+        load = time.perf_counter() - start
+    chunks = len(snapshot.chunks)
+
+    def in_process(query: str) -> None:
+        search(snapshot, SearchParams(query=query, page_size=10, mode="chunks"))
+
+    local = _latencies(in_process, queries)
+    store = CorpusStore()
+    store.put(snapshot)
+    with EmulatorServer(store) as server:
+        client = server.discovery_engine_clients().search()
+        config = SERVING_CONFIG.format(store="bench")
+
+        def round_trip(query: str) -> None:
+            client.search(
+                request=de.SearchRequest(
+                    serving_config=config,
+                    query=query,
+                    page_size=10,
+                    content_search_spec={"search_result_mode": "CHUNKS"},
+                    relevance_score_spec={"return_relevance_score": True},
+                ),
+                retry=None,
+                timeout=30,
+            )
+
+        remote = _latencies(round_trip, queries)
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    ms = 1000.0
+    return [
+        Row(NAME, case, "ingest rate", chunks / build, "chunks/s"),
+        Row(NAME, case, "index on disk", disk / 2**20, "MiB"),
+        Row(NAME, case, "save + reload", (save + load) * ms, "ms", build * ms, "ingest"),
+        Row(
+            NAME,
+            case,
+            "search p50 (gRPC)",
+            percentile(remote, 50) * ms,
+            "ms",
+            percentile(local, 50) * ms,
+            "in-process",
+            "< 20 ms at 100k" if size >= 100_000 else "",
+        ),
+        Row(
+            NAME,
+            case,
+            "search p99 (gRPC)",
+            percentile(remote, 99) * ms,
+            "ms",
+            percentile(local, 99) * ms,
+            "in-process",
+        ),
+        Row(NAME, case, "peak RSS (process)", peak_mib, "MiB"),
+    ]
+
+
+def _proto_plus_response(page: object, names: ChunkNames) -> de.SearchResponse:
+    results = []
+    for hit in page.hits:  # type: ignore[attr-defined]
+        results.append(
+            de.SearchResponse.SearchResult(
+                id=hit.chunk.id,
+                chunk=de.Chunk(
+                    name=names.chunk(hit.document, hit.chunk),
+                    id=hit.chunk.id,
+                    content=hit.chunk.content,
+                    relevance_score=hit.relevance,
+                    document_metadata=de.Chunk.DocumentMetadata(
+                        uri=hit.document.uri,
+                        title=hit.document.title,
+                        struct_data=dict(hit.document.struct_data),
+                    ),
+                ),
+                rank_signals=de.SearchResponse.SearchResult.RankSignals(
+                    keyword_similarity_score=hit.keyword_score,
+                    relevance_score=hit.relevance,
+                    default_rank=float(hit.rank),
+                ),
+            )
+        )
+    return de.SearchResponse(
+        results=results,
+        total_size=page.total_size,
+        next_page_token=page.next_page_token,  # type: ignore[attr-defined]
+    )
+
+
+def _serializer_rows(repeat: int) -> list[Row]:
+    store = CorpusStore()
+    snapshot = store.ingest("python-docs", builtin_documents(), fingerprint="bench")
+    page = search(snapshot, SearchParams(query="statement expression", page_size=10))
+    names = ChunkNames("projects/p/locations/global/collections/default_collection/dataStores/d")
+    request = de.SearchRequest(serving_config=SERVING_CONFIG.format(store="d"), query="x" * 40)
+    raw_request = de.SearchRequest.serialize(request)
+    pb_class = de.SearchRequest.pb()
+
+    def raw() -> None:
+        pb_class.FromString(raw_request)
+        search_response(page, names, return_relevance_score=True, boosted=False).SerializeToString()
+
+    def wrapped() -> None:
+        de.SearchRequest.deserialize(raw_request)
+        de.SearchResponse.serialize(_proto_plus_response(page, names))
+
+    raw_times = _latencies(lambda _: raw(), ["x"] * repeat)
+    plus_times = _latencies(lambda _: wrapped(), ["x"] * repeat)
+    us = 1e6
+    return [
+        Row(
+            NAME,
+            "serializer (10 chunks)",
+            "parse request + build + serialize",
+            percentile(raw_times, 50) * us,
+            "µs",
+            percentile(plus_times, 50) * us,
+            "proto-plus",
+        )
+    ]
+
+
+def run(quick: bool = False) -> list[Row]:
+    """Rows for every size (``quick``: one tiny size, few queries)."""
+    if quick:
+        pieces = [
+            {"module": s.document.id, "name": s.document.title, "text": b.text}
+            for s in builtin_documents()
+            for b in s.blocks
+            if b.kind == "paragraph" and len(b.text) > 40
+        ]
+    else:
+        pieces = stdlib_pieces()
+    queries = _queries(pieces, QUICK_QUERIES if quick else QUERIES)
+    rows: list[Row] = []
+    for size in QUICK_SIZES if quick else SIZES:
+        rows.extend(_scale_rows(size, pieces, queries))
+    rows.extend(_serializer_rows(20 if quick else 300))
+    return rows

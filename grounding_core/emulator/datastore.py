@@ -1,0 +1,309 @@
+"""A data store: documents, their chunks and the BM25 index, as one immutable snapshot.
+
+``DataStore.build`` chunks and indexes source documents; ``save``/``load`` persist a snapshot in
+a folder (``manifest.json``, ``documents.jsonl``, ``chunks.jsonl``, ``index/``). A snapshot never
+changes after it is built: a re-ingest builds a new one and the store swaps the reference, so
+readers always see a whole index.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .chunking import DEFAULT_MAX_CHARS, chunk_blocks
+from .corpus import SourceDocument
+from .errors import CorpusError
+from .index import ChunkIndex
+from .records import Chunk, Document
+from .tokens import TOKENIZER_VERSION, tokenize
+
+__all__ = ["FORMAT_VERSION", "DataStore", "ProgressCallback", "flatten_struct"]
+
+FORMAT_VERSION = 1
+_MASK_CACHE_SIZE = 256
+
+ProgressCallback = Callable[[str, int, int], None]
+"""``on_progress(phase, done, total)``: phases ``read``, ``chunk``, ``index``, ``save``."""
+
+
+def flatten_struct(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested struct data as ``{"a.b": value}`` (lists stay values).
+
+    >>> flatten_struct({"a": {"b": 1}, "c": [1, 2]})
+    {'a.b': 1, 'c': [1, 2]}
+    """
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(flatten_struct(value, name + "."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def _document_json(document: Document) -> dict[str, Any]:
+    return {
+        "id": document.id,
+        "uri": document.uri,
+        "title": document.title,
+        "content": document.content,
+        "struct_data": dict(document.struct_data),
+        "mime_type": document.mime_type,
+        "update_time": document.update_time.isoformat() if document.update_time else None,
+        "description": document.description,
+    }
+
+
+def _document_from_json(data: dict[str, Any]) -> Document:
+    stamp = data.get("update_time")
+    return Document(
+        id=data["id"],
+        uri=data["uri"],
+        title=data["title"],
+        content=data["content"],
+        struct_data=data["struct_data"],
+        mime_type=data["mime_type"],
+        update_time=_dt.datetime.fromisoformat(stamp) if stamp else None,
+        description=data.get("description", ""),
+    )
+
+
+def _index_text(document: Document, chunk: Chunk) -> str:
+    return f"{document.title}\n{chunk.heading}\n{chunk.content}"
+
+
+@dataclass(frozen=True, eq=False)
+class DataStore:
+    """An immutable snapshot of one data store.
+
+    Chunks of a document are contiguous and in document order: ``chunk_document[i]`` is the
+    document index of chunk ``i``, ``document_chunks[d]`` the ``(first, end)`` chunk range of
+    document ``d``.
+    """
+
+    id: str
+    documents: tuple[Document, ...]
+    chunks: tuple[Chunk, ...]
+    index: ChunkIndex
+    fingerprint: str = ""
+    max_chunk_chars: int = DEFAULT_MAX_CHARS
+    created: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc))
+    chunk_document: np.ndarray = field(init=False, repr=False)
+    document_chunks: tuple[tuple[int, int], ...] = field(init=False, repr=False)
+    _by_id: dict[str, int] = field(init=False, repr=False)
+    _by_name: dict[str, int] = field(init=False, repr=False)
+    _fields: frozenset[str] = field(init=False, repr=False)
+    _flat: tuple[dict[str, Any], ...] = field(init=False, repr=False)
+    _masks: OrderedDict[str, np.ndarray] = field(init=False, repr=False)
+    _lock: threading.Lock = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        setattr_ = object.__setattr__
+        owner = np.fromiter((c.document_index for c in self.chunks), np.int32, len(self.chunks))
+        setattr_(self, "chunk_document", owner)
+        ranges = []
+        counts = np.bincount(owner, minlength=len(self.documents)) if len(owner) else None
+        start = 0
+        for number in range(len(self.documents)):
+            count = int(counts[number]) if counts is not None else 0
+            ranges.append((start, start + count))
+            start += count
+        setattr_(self, "document_chunks", tuple(ranges))
+        setattr_(self, "_by_id", {d.id: i for i, d in enumerate(self.documents)})
+        setattr_(
+            self, "_by_name", {d.developer_knowledge_name: i for i, d in enumerate(self.documents)}
+        )
+        flat = tuple(flatten_struct(d.struct_data) for d in self.documents)
+        setattr_(self, "_flat", flat)
+        setattr_(self, "_fields", frozenset(k for f in flat for k in f))
+        setattr_(self, "_masks", OrderedDict())
+        setattr_(self, "_lock", threading.Lock())
+
+    # -- lookups --------------------------------------------------------------------------------
+
+    def document_index(self, document_id: str) -> int | None:
+        """The index of the document with id ``document_id``."""
+        return self._by_id.get(document_id)
+
+    def document_by_name(self, name: str) -> Document | None:
+        """The document whose Developer Knowledge name is ``name``."""
+        index = self._by_name.get(name)
+        return None if index is None else self.documents[index]
+
+    @property
+    def struct_fields(self) -> frozenset[str]:
+        """Every (flattened) struct data field that some document has."""
+        return self._fields
+
+    def flat_struct(self, document_index: int) -> dict[str, Any]:
+        """The flattened struct data of a document."""
+        return self._flat[document_index]
+
+    def neighbours(
+        self, chunk_index: int, before: int, after: int
+    ) -> tuple[tuple[Chunk, ...], tuple[Chunk, ...]]:
+        """Up to ``before`` previous and ``after`` next chunks of the same document, each in
+        document order."""
+        first, end = self.document_chunks[self.chunks[chunk_index].document_index]
+        previous = self.chunks[max(first, chunk_index - before) : chunk_index] if before else ()
+        following = (
+            self.chunks[chunk_index + 1 : min(end, chunk_index + 1 + after)] if after else ()
+        )
+        return tuple(previous), tuple(following)
+
+    def document_mask(self, key: str, predicate: Callable[[int], bool]) -> np.ndarray:
+        """A boolean array over documents (``predicate(document_index)``), cached by ``key``."""
+        with self._lock:
+            mask = self._masks.get(key)
+            if mask is not None:
+                self._masks.move_to_end(key)
+                return mask
+        mask = np.fromiter(
+            (predicate(i) for i in range(len(self.documents))), bool, len(self.documents)
+        )
+        mask.setflags(write=False)
+        with self._lock:
+            self._masks[key] = mask
+            while len(self._masks) > _MASK_CACHE_SIZE:
+                self._masks.popitem(last=False)
+        return mask
+
+    # -- building -------------------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        data_store_id: str,
+        sources: Iterable[SourceDocument],
+        *,
+        max_chunk_chars: int = DEFAULT_MAX_CHARS,
+        fingerprint: str = "",
+        on_progress: ProgressCallback | None = None,
+    ) -> DataStore:
+        """Chunk and index ``sources``."""
+        report = on_progress or (lambda phase, done, total: None)
+        read: list[SourceDocument] = []
+        for source in sources:
+            read.append(source)
+            if len(read) % 100 == 0:
+                report("read", len(read), 0)
+        report("read", len(read), len(read))
+        seen: set[str] = set()
+        documents: list[Document] = []
+        chunks: list[Chunk] = []
+        tokens: list[list[str]] = []
+        total = len(read)
+        for number, source in enumerate(read):
+            document = source.document
+            if document.id in seen:
+                raise CorpusError(
+                    f"data store {data_store_id}: duplicate document id {document.id}"
+                )
+            seen.add(document.id)
+            position = len(documents)
+            documents.append(document)
+            for ordinal, piece in enumerate(chunk_blocks(source.blocks, max_chars=max_chunk_chars)):
+                chunk = Chunk(
+                    id=f"c{ordinal + 1}",
+                    document_index=position,
+                    ordinal=ordinal,
+                    content=piece.content,
+                    heading=piece.heading,
+                    page_start=piece.page_start,
+                    page_end=piece.page_end,
+                )
+                chunks.append(chunk)
+                tokens.append(tokenize(_index_text(document, chunk)))
+            if (number + 1) % 50 == 0 or number + 1 == total:
+                report("chunk", number + 1, total)
+        report("index", 0, 1)
+        index = ChunkIndex.build(tokens)
+        report("index", 1, 1)
+        return cls(
+            id=data_store_id,
+            documents=tuple(documents),
+            chunks=tuple(chunks),
+            index=index,
+            fingerprint=fingerprint,
+            max_chunk_chars=max_chunk_chars,
+        )
+
+    # -- persistence ----------------------------------------------------------------------------
+
+    def manifest(self) -> dict[str, Any]:
+        """What ``manifest.json`` records: format, tokenizer, fingerprint, sizes."""
+        return {
+            "format": FORMAT_VERSION,
+            "tokenizer": TOKENIZER_VERSION,
+            "data_store": self.id,
+            "fingerprint": self.fingerprint,
+            "max_chunk_chars": self.max_chunk_chars,
+            "documents": len(self.documents),
+            "chunks": len(self.chunks),
+            "created": self.created.isoformat(),
+        }
+
+    def save(self, directory: Path) -> None:
+        """Write the snapshot into ``directory`` (which must not exist yet)."""
+        directory.mkdir(parents=True)
+        with (directory / "documents.jsonl").open("w", encoding="utf-8") as handle:
+            for document in self.documents:
+                handle.write(json.dumps(_document_json(document), ensure_ascii=False) + "\n")
+        with (directory / "chunks.jsonl").open("w", encoding="utf-8") as handle:
+            for c in self.chunks:
+                row = [c.id, c.document_index, c.ordinal, c.content, c.heading]
+                row += [c.page_start, c.page_end]
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self.index.save(directory / "index")
+        # The manifest is written last: a folder without one is incomplete.
+        (directory / "manifest.json").write_text(
+            json.dumps(self.manifest(), indent=2), encoding="utf-8"
+        )
+
+    @staticmethod
+    def read_manifest(directory: Path) -> dict[str, Any]:
+        """The manifest of a saved snapshot (``CorpusError`` if missing or unreadable)."""
+        try:
+            manifest: dict[str, Any] = json.loads(
+                (directory / "manifest.json").read_text(encoding="utf-8")
+            )
+        except (OSError, json.JSONDecodeError) as exc:
+            raise CorpusError(f"{directory} holds no complete data store ({exc})") from exc
+        return manifest
+
+    @classmethod
+    def load(cls, directory: Path) -> DataStore:
+        """Read a snapshot written by ``save``."""
+        manifest = cls.read_manifest(directory)
+        if manifest.get("format") != FORMAT_VERSION:
+            raise CorpusError(
+                f"{directory}: index format {manifest.get('format')} is not {FORMAT_VERSION}; "
+                "ingest the corpus again"
+            )
+        try:
+            with (directory / "documents.jsonl").open(encoding="utf-8") as handle:
+                documents = tuple(_document_from_json(json.loads(line)) for line in handle)
+            with (directory / "chunks.jsonl").open(encoding="utf-8") as handle:
+                chunks = tuple(Chunk(*json.loads(line)) for line in handle)
+            index = ChunkIndex.load(directory / "index")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CorpusError(f"{directory}: cannot read the saved data store ({exc})") from exc
+        return cls(
+            id=manifest["data_store"],
+            documents=documents,
+            chunks=chunks,
+            index=index,
+            fingerprint=manifest.get("fingerprint", ""),
+            max_chunk_chars=manifest.get("max_chunk_chars", DEFAULT_MAX_CHARS),
+            created=_dt.datetime.fromisoformat(manifest["created"]),
+        )

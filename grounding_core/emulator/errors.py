@@ -1,0 +1,57 @@
+"""Errors the emulator's engines raise, each naming a gRPC status by its code name.
+
+Hierarchy::
+
+    EmulatorError                 base; ``code`` is the gRPC status code name
+    ├── InvalidArgument           INVALID_ARGUMENT: a field breaks a documented rule
+    ├── NotFound                  NOT_FOUND: data store, engine, serving config or document
+    ├── FailedPrecondition        FAILED_PRECONDITION: the resource is not ready (e.g. no index)
+    └── CorpusError               a corpus cannot be read or ingested (CLI and store, not gRPC)
+
+Engines stay free of gRPC: they raise these; ``handlers.py`` maps them to gRPC statuses in one
+place. Messages name the field and the rule, e.g. ``page_size must be >= 0, got -1``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CorpusError",
+    "EmulatorError",
+    "FailedPrecondition",
+    "InvalidArgument",
+    "NotFound",
+]
+
+
+class EmulatorError(Exception):
+    """Base class of the emulator's errors; ``code`` names the gRPC status (e.g. ``NOT_FOUND``)."""
+
+    code = "UNKNOWN"
+
+
+class InvalidArgument(EmulatorError):
+    """A request field breaks a documented rule; ``field`` names it."""
+
+    code = "INVALID_ARGUMENT"
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class NotFound(EmulatorError):
+    """The named data store, engine, serving config or document does not exist."""
+
+    code = "NOT_FOUND"
+
+
+class FailedPrecondition(EmulatorError):
+    """The resource exists but cannot serve the call yet."""
+
+    code = "FAILED_PRECONDITION"
+
+
+class CorpusError(EmulatorError):
+    """A corpus cannot be read, parsed or ingested; the message names the file or line."""
+
+    code = "INVALID_ARGUMENT"

@@ -1,0 +1,216 @@
+"""``EmulatorServer``: the emulator's gRPC server in a background thread.
+
+>>> with EmulatorServer() as server:  # doctest: +SKIP
+...     clients = server.discovery_engine_clients()
+...     target = DiscoveryEngineTarget(project="p", data_store="python-docs")
+...     search_chunks(clients, target, "for statement")
+
+Binds to loopback (``127.0.0.1``) unless ``allow_remote=True``; ``port=0`` picks a free port
+(``server.port``, ``server.address``). Requests above ``max_request_bytes`` get
+``RESOURCE_EXHAUSTED``. ``server.faults`` injects failures and delays; ``server.store`` holds the
+data stores and engines it serves.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from types import TracebackType
+from typing import Any
+
+import grpc
+
+from grounding_core.clients import DeveloperKnowledgeClients, DiscoveryEngineClients
+
+from .builtin import BUILTIN_DATA_STORE
+from .faults import FaultInjector
+from .handlers import generic_handlers, method_table
+from .servicers import (
+    ConversationalSearchServicer,
+    DeveloperKnowledgeServicer,
+    GroundedGenerationServicer,
+    SearchServicer,
+)
+from .store import CorpusStore
+
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "DEFAULT_PORT", "EmulatorServer", "is_loopback"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PORT = 8123
+DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_WORKERS = 64
+_START_TIMEOUT = 30.0
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost``, ``127.0.0.0/8``, ``::1``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class EmulatorServer:
+    """The emulator's gRPC server; a context manager (enter starts, exit stops).
+
+    Key init args:
+        store: the data stores and engines to serve; by default a new ``CorpusStore`` with the
+            built-in ``python-docs`` store and ``python-docs-app`` engine.
+        host, port: where to listen (loopback only unless ``allow_remote``; port 0 = free port).
+        developer_knowledge_data_store: the data store behind the Developer Knowledge service.
+        max_workers: threads serving calls (delayed calls hold one each).
+    """
+
+    def __init__(
+        self,
+        store: CorpusStore | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        allow_remote: bool = False,
+        developer_knowledge_data_store: str = BUILTIN_DATA_STORE,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    ) -> None:
+        if not allow_remote and not is_loopback(host):
+            raise ValueError(
+                f"host {host!r} is not a loopback address: the emulator has no authentication, "
+                "so it listens on this machine only unless allow_remote=True (--allow-remote)"
+            )
+        if store is None:
+            store = CorpusStore()
+            store.add_builtin()
+        self.store = store
+        self.host = host
+        self.faults = FaultInjector()
+        self._requested_port = port
+        self._max_workers = max_workers
+        self._max_request_bytes = max_request_bytes
+        self._developer_knowledge = DeveloperKnowledgeServicer(
+            store, developer_knowledge_data_store
+        )
+        self._server: grpc.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._stop = threading.Event()
+        self._error: BaseException | None = None
+        self.port: int | None = None
+        self._clients: list[DiscoveryEngineClients | DeveloperKnowledgeClients] = []
+
+    def __repr__(self) -> str:
+        state = f"listening on {self.address}" if self.running else "stopped"
+        return f"EmulatorServer({state}, data_stores={list(self.store.data_store_ids)})"
+
+    @property
+    def developer_knowledge_data_store(self) -> str:
+        """The data store behind the Developer Knowledge service."""
+        return self._developer_knowledge.data_store_id
+
+    @property
+    def address(self) -> str:
+        """``host:port`` to give a client (``[::1]:port`` for IPv6)."""
+        if self.port is None:
+            raise RuntimeError("the emulator is not running: call start() first")
+        host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
+        return f"{host}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        """True between a successful ``start()`` and ``stop()``."""
+        return self._ready.is_set() and not self._stop.is_set()
+
+    def _build(self) -> grpc.Server:
+        methods = method_table(
+            SearchServicer(self.store),
+            GroundedGenerationServicer(),
+            ConversationalSearchServicer(self.store),
+            self._developer_knowledge,
+        )
+        server = grpc.server(
+            ThreadPoolExecutor(max_workers=self._max_workers, thread_name_prefix="emulator"),
+            handlers=generic_handlers(methods, self.faults),
+            options=[
+                ("grpc.max_receive_message_length", self._max_request_bytes),
+                ("grpc.max_send_message_length", -1),
+                ("grpc.so_reuseport", 0),
+            ],
+        )
+        host = self.host if self.host.startswith("[") or ":" not in self.host else f"[{self.host}]"
+        self.port = server.add_insecure_port(f"{host}:{self._requested_port}")
+        return server
+
+    def _run(self) -> None:
+        try:
+            server = self._build()
+            server.start()
+            self._server = server
+        except BaseException as exc:  # reported to start() and re-raised there
+            self._error = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        self._stop.wait()
+
+    def start(self) -> EmulatorServer:
+        """Start serving in a background thread; returns when the port is bound."""
+        if self._thread is not None:
+            raise RuntimeError("the emulator was already started")
+        self._thread = threading.Thread(target=self._run, name="emulator-server", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(_START_TIMEOUT):
+            raise RuntimeError(f"the emulator did not start within {_START_TIMEOUT} s")
+        if self._error is not None:
+            error, self._error = self._error, None
+            self._stop.set()
+            raise RuntimeError(
+                f"the emulator could not listen on {self.host}:{self._requested_port}: {error}"
+            ) from error
+        logger.info("emulator listening on %s", self.address)
+        return self
+
+    def stop(self, grace: float | None = 0.5) -> None:
+        """Stop serving (waiting up to ``grace`` seconds for calls in flight) and close the
+        clients built by the helper methods."""
+        for clients in self._clients:
+            clients.close()
+        self._clients.clear()
+        if self._server is not None:
+            self._server.stop(grace).wait()
+            self._server = None
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def wait_for_termination(self, timeout: float | None = None) -> bool:
+        """Block until ``stop()`` (or ``timeout``); True if stopped."""
+        return self._stop.wait(timeout)
+
+    def __enter__(self) -> EmulatorServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- clients --------------------------------------------------------------------------------
+
+    def discovery_engine_clients(self, **kwargs: Any) -> DiscoveryEngineClients:
+        """Core ``DiscoveryEngineClients`` connected to this emulator (closed by ``stop()``)."""
+        clients = DiscoveryEngineClients(emulator_host=self.address, **kwargs)
+        self._clients.append(clients)
+        return clients
+
+    def developer_knowledge_clients(self, **kwargs: Any) -> DeveloperKnowledgeClients:
+        """Core ``DeveloperKnowledgeClients`` connected to this emulator (closed by ``stop()``)."""
+        clients = DeveloperKnowledgeClients(emulator_host=self.address, **kwargs)
+        self._clients.append(clients)
+        return clients

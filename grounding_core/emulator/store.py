@@ -1,0 +1,279 @@
+"""The emulator's corpus store: every data store and engine it serves, optionally on disk.
+
+``CorpusStore`` maps data store ids to immutable ``DataStore`` snapshots and engine ids to data
+store ids. With a ``state_dir`` every ingested snapshot is persisted and reloaded on the next run
+without re-ingesting, when its corpus has not changed (same fingerprint, tokenizer, chunk size).
+
+Re-ingesting is atomic, in memory and on disk::
+
+    state_dir/data_stores/{id}/CURRENT        name of the live version, replaced atomically
+    state_dir/data_stores/{id}/v{n}-{rand}/   a complete snapshot (manifest.json written last)
+    state_dir/data_stores/{id}/.tmp-{rand}/   a snapshot being written (removed on failure)
+
+A new snapshot is built and written completely before ``CURRENT`` and the in-memory reference are
+swapped; an error or a crash before that leaves the previous version serving.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+import time
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+
+from .builtin import BUILTIN_DATA_STORE, BUILTIN_ENGINE, builtin_documents, builtin_fingerprint
+from .chunking import DEFAULT_MAX_CHARS
+from .corpus import DOCUMENT_ID, SourceDocument, corpus_fingerprint, read_corpus
+from .datastore import FORMAT_VERSION, DataStore, ProgressCallback
+from .errors import CorpusError, NotFound
+from .tokens import TOKENIZER_VERSION
+
+__all__ = ["CorpusStore"]
+
+logger = logging.getLogger(__name__)
+
+_CURRENT = "CURRENT"
+
+
+def _check_id(kind: str, value: str) -> str:
+    if not isinstance(value, str) or not DOCUMENT_ID.match(value):
+        raise CorpusError(
+            f"{kind} id {value!r} is not valid: use letters, digits, '-' and '_', at most 63 "
+            "characters, starting with a letter or digit"
+        )
+    return value
+
+
+class CorpusStore:
+    """The data stores and engines of one emulator.
+
+    >>> store = CorpusStore()
+    >>> store.add_builtin().id
+    'python-docs'
+    >>> store.engine("python-docs-app").id
+    'python-docs'
+    """
+
+    def __init__(
+        self, state_dir: Path | str | None = None, *, max_chunk_chars: int = DEFAULT_MAX_CHARS
+    ) -> None:
+        self.state_dir = Path(state_dir) if state_dir is not None else None
+        self.max_chunk_chars = max_chunk_chars
+        self._data_stores: dict[str, DataStore] = {}
+        self._engines: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._ingest_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        state_dir = str(self.state_dir) if self.state_dir else None
+        engines = dict(sorted(self._engines.items()))
+        return (
+            f"CorpusStore(state_dir={state_dir!r}, data_stores={sorted(self._data_stores)}, "
+            f"engines={engines})"
+        )
+
+    # -- reading --------------------------------------------------------------------------------
+
+    @property
+    def data_store_ids(self) -> tuple[str, ...]:
+        """The ids of the data stores served, sorted."""
+        return tuple(sorted(self._data_stores))
+
+    @property
+    def engines(self) -> dict[str, str]:
+        """Engine id -> data store id."""
+        return dict(self._engines)
+
+    def get(self, data_store_id: str) -> DataStore:
+        """The live snapshot of a data store; ``NotFound`` if there is none."""
+        snapshot = self._data_stores.get(data_store_id)
+        if snapshot is None:
+            known = ", ".join(self.data_store_ids) or "none"
+            raise NotFound(f"data store {data_store_id!r} not found (data stores: {known})")
+        return snapshot
+
+    def engine(self, engine_id: str) -> DataStore:
+        """The live snapshot of the data store an engine serves; ``NotFound`` if none."""
+        data_store_id = self._engines.get(engine_id)
+        if data_store_id is None:
+            known = ", ".join(sorted(self._engines)) or "none"
+            raise NotFound(f"engine {engine_id!r} not found (engines: {known})")
+        return self.get(data_store_id)
+
+    # -- changing -------------------------------------------------------------------------------
+
+    def add_engine(self, engine_id: str, data_store_id: str) -> None:
+        """Serve data store ``data_store_id`` as engine ``engine_id`` too."""
+        _check_id("engine", engine_id)
+        self.get(data_store_id)
+        with self._lock:
+            self._engines[engine_id] = data_store_id
+
+    def put(self, snapshot: DataStore) -> DataStore:
+        """Serve ``snapshot`` (persisting it first when there is a state dir)."""
+        _check_id("data store", snapshot.id)
+        if self.state_dir is not None:
+            self._persist(snapshot)
+        with self._lock:
+            self._data_stores[snapshot.id] = snapshot
+        logger.info(
+            "data store %s: %d documents, %d chunks",
+            snapshot.id,
+            len(snapshot.documents),
+            len(snapshot.chunks),
+        )
+        return snapshot
+
+    def ingest(
+        self,
+        data_store_id: str,
+        source: Path | str | Iterable[SourceDocument],
+        *,
+        fingerprint: str | None = None,
+        base_uri: str | None = None,
+        reuse: bool = True,
+        on_progress: ProgressCallback | None = None,
+    ) -> DataStore:
+        """Build (or, with ``reuse``, reload from the state dir) and serve a data store.
+
+        ``source`` is a folder, a ``.jsonl`` file, or source documents (then pass a
+        ``fingerprint`` to make the persisted index reusable).
+        """
+        _check_id("data store", data_store_id)
+        with self._ingest_lock:
+            if isinstance(source, str | Path):
+                path = Path(source)
+                documents: Iterable[SourceDocument] = read_corpus(path, base_uri=base_uri)
+                fingerprint = fingerprint or corpus_fingerprint(path, base_uri=base_uri)
+            else:
+                documents = source
+            if reuse and fingerprint:
+                reloaded = self._reload(data_store_id, fingerprint)
+                if reloaded is not None:
+                    with self._lock:
+                        self._data_stores[data_store_id] = reloaded
+                    return reloaded
+            started = time.perf_counter()
+            snapshot = DataStore.build(
+                data_store_id,
+                documents,
+                max_chunk_chars=self.max_chunk_chars,
+                fingerprint=fingerprint or "",
+                on_progress=on_progress,
+            )
+            logger.info(
+                "ingested data store %s in %.2f s", data_store_id, time.perf_counter() - started
+            )
+            return self.put(snapshot)
+
+    def add_builtin(
+        self, *, reuse: bool = True, on_progress: ProgressCallback | None = None
+    ) -> DataStore:
+        """Serve the built-in Python docs as ``python-docs``, and as engine ``python-docs-app``."""
+        snapshot = self.ingest(
+            BUILTIN_DATA_STORE,
+            builtin_documents(),
+            fingerprint=builtin_fingerprint(),
+            reuse=reuse,
+            on_progress=on_progress,
+        )
+        self.add_engine(BUILTIN_ENGINE, BUILTIN_DATA_STORE)
+        return snapshot
+
+    def remove(self, data_store_id: str) -> None:
+        """Stop serving a data store and the engines bound to it (its files stay on disk)."""
+        with self._lock:
+            if self._data_stores.pop(data_store_id, None) is None:
+                raise NotFound(f"data store {data_store_id!r} not found")
+            for engine_id in [e for e, d in self._engines.items() if d == data_store_id]:
+                del self._engines[engine_id]
+
+    def reset(self) -> None:
+        """Serve nothing: forget every data store and engine (persisted indexes stay on disk)."""
+        with self._lock:
+            self._data_stores.clear()
+            self._engines.clear()
+
+    # -- persistence ----------------------------------------------------------------------------
+
+    def _folder(self, data_store_id: str) -> Path:
+        assert self.state_dir is not None
+        return self.state_dir / "data_stores" / data_store_id
+
+    def current_version(self, data_store_id: str) -> Path | None:
+        """The folder of the persisted live version of a data store, if any."""
+        if self.state_dir is None:
+            return None
+        folder = self._folder(data_store_id)
+        try:
+            name = (folder / _CURRENT).read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return None
+        version = folder / name
+        return version if version.is_dir() else None
+
+    def load(self, data_store_id: str) -> DataStore:
+        """Serve the persisted live version of a data store without re-ingesting."""
+        version = self.current_version(data_store_id)
+        if version is None:
+            raise NotFound(f"data store {data_store_id!r} has no persisted index")
+        snapshot = DataStore.load(version)
+        with self._lock:
+            self._data_stores[data_store_id] = snapshot
+        return snapshot
+
+    def persisted_ids(self) -> tuple[str, ...]:
+        """The ids of the data stores persisted in the state dir."""
+        if self.state_dir is None:
+            return ()
+        folder = self.state_dir / "data_stores"
+        if not folder.is_dir():
+            return ()
+        return tuple(sorted(p.name for p in folder.iterdir() if (p / _CURRENT).is_file()))
+
+    def _reload(self, data_store_id: str, fingerprint: str) -> DataStore | None:
+        version = self.current_version(data_store_id)
+        if version is None:
+            return None
+        try:
+            manifest = DataStore.read_manifest(version)
+        except CorpusError as exc:
+            logger.warning("ignoring the persisted %s: %s", data_store_id, exc)
+            return None
+        wanted = {
+            "format": FORMAT_VERSION,
+            "tokenizer": TOKENIZER_VERSION,
+            "fingerprint": fingerprint,
+            "max_chunk_chars": self.max_chunk_chars,
+        }
+        if any(manifest.get(key) != value for key, value in wanted.items()):
+            return None
+        snapshot = DataStore.load(version)
+        logger.info("reloaded data store %s from %s", data_store_id, version)
+        return snapshot
+
+    def _persist(self, snapshot: DataStore) -> None:
+        folder = self._folder(snapshot.id)
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = folder / f".tmp-{uuid.uuid4().hex[:12]}"
+        try:
+            snapshot.save(temporary)
+            version = folder / f"v{time.time_ns()}-{uuid.uuid4().hex[:6]}"
+            temporary.rename(version)
+        except BaseException:
+            shutil.rmtree(temporary, ignore_errors=True)
+            raise
+        pointer = folder / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
+        pointer.write_text(version.name, encoding="utf-8")
+        os.replace(pointer, folder / _CURRENT)
+        stale = time.time() - 3600
+        for old in folder.iterdir():
+            if not old.is_dir() or old == version:
+                continue
+            # A .tmp folder younger than an hour may be another process's ingest in progress.
+            if not old.name.startswith(".tmp-") or old.stat().st_mtime < stale:
+                shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,80 @@
+"""Google's own clients, connected to the session emulator, for the emulator's service tests."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from google.api_core import exceptions as core_exceptions
+from google.auth.credentials import AnonymousCredentials
+
+# One attempt, a bounded wait: a test sees the emulator's answer itself.
+ONCE = {"retry": None, "timeout": 10.0}
+
+
+def serving_config(
+    parent: str = "test-docs",
+    *,
+    kind: str = "dataStores",
+    project: str = "test-project",
+    location: str = "global",
+    serving_config_id: str = "default_search",
+    collection: str | None = "default_collection",
+) -> str:
+    """A serving config resource name."""
+    base = f"projects/{project}/locations/{location}"
+    if collection is not None:
+        base += f"/collections/{collection}"
+    return f"{base}/{kind}/{parent}/servingConfigs/{serving_config_id}"
+
+
+GROUNDING_CONFIG = (
+    "projects/test-project/locations/global/groundingConfigs/default_grounding_config"
+)
+
+
+def versioned_client(module, client_name: str, address: str, *, asynchronous: bool = False):
+    """A client of any API version (``discoveryengine_v1beta`` ...) on the emulator."""
+    client_cls = getattr(module, client_name)
+    if asynchronous:
+        channel = grpc.aio.insecure_channel(address)
+        transport = client_cls.get_transport_class("grpc_asyncio")(
+            channel=channel, credentials=AnonymousCredentials()
+        )
+    else:
+        channel = grpc.insecure_channel(address)
+        transport = client_cls.get_transport_class("grpc")(
+            channel=channel, credentials=AnonymousCredentials()
+        )
+    return client_cls(transport=transport)
+
+
+def assert_error(excinfo: pytest.ExceptionInfo, error_type: type, *fragments: str) -> None:
+    """The raised Google error is ``error_type`` and its message holds every fragment."""
+    assert isinstance(excinfo.value, error_type), repr(excinfo.value)
+    assert isinstance(excinfo.value, core_exceptions.GoogleAPICallError)
+    for fragment in fragments:
+        assert fragment in excinfo.value.message, (fragment, excinfo.value.message)
+
+
+@pytest.fixture(scope="session")
+def search_client(de_clients):
+    """``SearchServiceClient`` on the emulator."""
+    return de_clients.search()
+
+
+@pytest.fixture(scope="session")
+def grounding_client(de_clients):
+    """``GroundedGenerationServiceClient`` on the emulator."""
+    return de_clients.grounded_generation()
+
+
+@pytest.fixture(scope="session")
+def answer_client(de_clients):
+    """``ConversationalSearchServiceClient`` on the emulator."""
+    return de_clients.conversational_search()
+
+
+@pytest.fixture(scope="session")
+def dk_client(dk_clients):
+    """``DeveloperKnowledgeClient`` on the emulator."""
+    return dk_clients.developer_knowledge()

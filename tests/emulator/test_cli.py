@@ -1,0 +1,165 @@
+"""The ``grounding`` command line: serve, ingest, search, answer, check."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from grounding_core import DiscoveryEngineClients, DiscoveryEngineTarget, search_chunks
+from grounding_core.cli import main
+from grounding_core.emulator import CorpusStore
+
+
+@pytest.fixture
+def wide(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")
+
+
+def test_ingest_persists_an_index(tmp_path, test_corpus_path, capsys, wide):
+    state = tmp_path / "state"
+    code = main(
+        [
+            "ingest",
+            "--corpus",
+            str(test_corpus_path),
+            "--data-store",
+            "mine",
+            "--state-dir",
+            str(state),
+        ]
+    )
+    assert code == 0
+    assert "data store mine: 56 documents, 261 chunks" in capsys.readouterr().out
+    assert CorpusStore(state).persisted_ids() == ("mine",)
+    assert len(CorpusStore(state).load("mine").chunks) == 261
+
+
+def test_search_on_the_emulator(emulator, capsys, wide):
+    code = main(
+        [
+            "search",
+            "lighthouse keeper 7",
+            "--emulator",
+            emulator.address,
+            "--data-store",
+            "test-docs",
+            "-k",
+            "2",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "2 results for 'lighthouse keeper 7'" in out
+    assert "https://example.com/paging/" in out
+
+
+def test_search_json(emulator, capsys, wide):
+    code = main(["search", "assert statement", "--emulator", emulator.address, "--json", "-k", "1"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert '"uri": "https://docs.python.org/3.' in out
+    assert "simple_stmts.html#assert" in out
+
+
+def test_answer_on_the_emulator(emulator, capsys, wide):
+    code = main(
+        [
+            "answer",
+            "What does the yield statement do?",
+            "--emulator",
+            emulator.address,
+            "--engine",
+            "python-docs-app",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "yield" in out
+    assert "[1]" in out
+    assert "simple_stmts.html#yield" in out
+
+
+def test_check_on_the_emulator(emulator, capsys, wide):
+    code = main(
+        [
+            "check",
+            "Paris is the capital of France. The Moon is made of cheese.",
+            "--fact",
+            "Paris is the capital of France.",
+            "--emulator",
+            emulator.address,
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "support score 0.50" in out
+    assert "supported" in out
+    assert "unsupported" in out
+
+
+def test_errors_are_reported_not_raised(emulator, capsys, wide):
+    code = main(
+        ["search", "x", "--emulator", emulator.address, "--data-store", "nope", "--timeout", "5"]
+    )
+    assert code == 2
+    assert "data store 'nope' not found" in capsys.readouterr().out
+
+
+def test_serve_refuses_a_remote_host_without_the_flag(capsys, wide):
+    code = main(["serve", "--host", "0.0.0.0", "--no-builtin", "--no-state", "--port", "0"])
+    assert code == 2
+    assert "--allow-remote" in capsys.readouterr().out
+
+
+def test_serve_runs_until_terminated(tmp_path, test_corpus_path):
+    env = {**os.environ, "COLUMNS": "250", "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "grounding_core.emulator",
+            "--port",
+            "0",
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--corpus",
+            f"tests={test_corpus_path}",
+            "--engine",
+            "tests-app=tests",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        address = None
+        deadline = time.monotonic() + 60
+        lines = []
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            match = re.search(r"DISCOVERYENGINE_EMULATOR_HOST=(\S+)", line)
+            if match:
+                address = match.group(1)
+                break
+        assert address, "".join(lines)
+        assert any("tests-app" in line for line in lines)
+        clients = DiscoveryEngineClients(emulator_host=address)
+        chunks = search_chunks(
+            clients, DiscoveryEngineTarget(project="p", engine="tests-app"), "北京"
+        )
+        assert chunks[0].uri == "https://example.cn/beijing"
+        clients.close()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    assert process.returncode == 0

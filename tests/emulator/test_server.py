@@ -1,0 +1,87 @@
+"""EmulatorServer: binding, lifecycle, client helpers."""
+
+from __future__ import annotations
+
+import pytest
+from google.api_core import exceptions as core_exceptions
+
+from grounding_core import (
+    CallOptions,
+    DiscoveryEngineClients,
+    DiscoveryEngineTarget,
+    ServiceUnavailableError,
+    search_chunks,
+)
+from grounding_core.emulator import CorpusStore, EmulatorServer
+from grounding_core.emulator.server import is_loopback
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.10", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0.0.0.0", False),
+        ("192.168.1.5", False),
+        ("example.com", False),
+    ],
+)
+def test_is_loopback(host, expected):
+    assert is_loopback(host) is expected
+
+
+def test_remote_hosts_need_an_explicit_flag():
+    with pytest.raises(ValueError, match="allow_remote=True"):
+        EmulatorServer(CorpusStore(), host="0.0.0.0")
+
+
+def test_free_port_address_and_stop():
+    server = EmulatorServer(CorpusStore())
+    assert not server.running
+    with pytest.raises(RuntimeError, match="not running"):
+        _ = server.address
+    with server:
+        assert server.running
+        assert server.port
+        assert server.port > 0
+        assert server.address == f"127.0.0.1:{server.port}"
+        assert repr(server).startswith("EmulatorServer(listening on 127.0.0.1:")
+    assert not server.running
+
+
+def test_busy_port_is_reported():
+    with EmulatorServer(CorpusStore()) as first:
+        second = EmulatorServer(CorpusStore(), port=first.port)
+        with pytest.raises(RuntimeError, match=f"could not listen on 127.0.0.1:{first.port}"):
+            second.start()
+
+
+def test_default_store_serves_the_builtin_corpus():
+    with EmulatorServer() as server:
+        assert server.store.data_store_ids == ("python-docs",)
+        assert server.store.engines == {"python-docs-app": "python-docs"}
+        clients = server.discovery_engine_clients()
+        target = DiscoveryEngineTarget(project="p", engine="python-docs-app")
+        chunks = search_chunks(clients, target, "assert statement")
+        assert chunks[0].uri.endswith("simple_stmts.html#assert")
+        address = server.address
+    # Stopped: the same call now fails as unavailable.
+    clients = DiscoveryEngineClients(emulator_host=address)
+    with pytest.raises(ServiceUnavailableError) as excinfo:
+        search_chunks(clients, target, "assert", options=CallOptions(timeout=2.0, retry=None))
+    assert isinstance(excinfo.value.cause, core_exceptions.ServiceUnavailable)
+    clients.close()
+
+
+def test_ipv6_loopback():
+    try:
+        server = EmulatorServer(CorpusStore(), host="::1").start()
+    except RuntimeError:
+        pytest.skip("no IPv6 loopback on this machine")
+    try:
+        assert server.address == f"[::1]:{server.port}"
+    finally:
+        server.stop()
