@@ -1,0 +1,19 @@
+"""The usage examples in the grounding checker's docstrings run."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "grounding_core.emulator.claims",
+    "grounding_core.emulator.grounding_engine",
+    "grounding_core.emulator.text_features",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0
+    assert result.attempted > 0
