@@ -1,1 +1,32 @@
-"""LlamaIndex adapters over grounding_core."""
+"""LlamaIndex adapters over grounding_core: Vertex AI Search chunks as nodes, grounding checks
+as a query-engine wrapper and an evaluator, grounded answers from answerQuery as query engines.
+
+>>> from llamaindex_grounding import DiscoveryEngineRetriever, GroundedQueryEngine  # doctest: +SKIP
+"""
+
+from grounding_core import GroundingReport, UngroundedAnswerError
+
+from .developer_knowledge_answer_query_engine import DeveloperKnowledgeAnswerQueryEngine
+from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
+from .discovery_engine_answer_query_engine import DiscoveryEngineAnswerQueryEngine
+from .discovery_engine_retriever import DiscoveryEngineRetriever
+from .events import GroundingCheckEndEvent, GroundingCheckStartEvent
+from .grounded_query_engine import GroundedQueryEngine
+from .grounding_evaluation_result import GroundingEvaluationResult
+from .grounding_evaluator import GroundingEvaluator
+from .nodes import chunk_to_node
+
+__all__ = [
+    "DeveloperKnowledgeAnswerQueryEngine",
+    "DeveloperKnowledgeRetriever",
+    "DiscoveryEngineAnswerQueryEngine",
+    "DiscoveryEngineRetriever",
+    "GroundedQueryEngine",
+    "GroundingCheckEndEvent",
+    "GroundingCheckStartEvent",
+    "GroundingEvaluationResult",
+    "GroundingEvaluator",
+    "GroundingReport",
+    "UngroundedAnswerError",
+    "chunk_to_node",
+]

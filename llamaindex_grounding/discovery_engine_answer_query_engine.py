@@ -1,0 +1,181 @@
+"""``DiscoveryEngineAnswerQueryEngine``: Discovery Engine's ``answerQuery`` as a query engine."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from google.auth.credentials import Credentials
+from llama_index.core import Settings
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.response.schema import Response
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.prompts.mixin import PromptMixinType
+from llama_index.core.schema import QueryBundle
+
+from grounding_core import (
+    AnswerSpec,
+    DiscoveryEngineTarget,
+    RetryPolicy,
+    aanswer_query,
+    answer_query,
+)
+from grounding_core.settings import DEFAULT_COLLECTION, DEFAULT_LOCATION, DEFAULT_SERVING_CONFIG
+from grounding_core.specs import SearchResultMode
+
+from ._connection import DEFAULT_RETRY, DEFAULT_TIMEOUT, ClientOptionsArg, DiscoveryEngineConnection
+from .discovery_engine_retriever import check_search_mode
+from .nodes import answer_response
+
+__all__ = ["DiscoveryEngineAnswerQueryEngine"]
+
+logger = logging.getLogger(__name__)
+
+
+class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
+    """A grounded answer from Discovery Engine's ``answerQuery``, as a LlamaIndex query engine.
+
+    Setup:
+        As for ``DiscoveryEngineRetriever``: Google Cloud credentials, or the emulator
+        (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``).
+
+    Key init args:
+        engine_id (the usual target of answerQuery) or data_store_id; project_id, location,
+        collection, serving_config_id.
+        include_citations, max_return_results (1..100), filter, boost_spec, order_by,
+        search_mode, preamble, model_version, answer_language_code,
+        include_grounding_supports, related_questions, session: the answer options.
+        emulator_host, credentials, client_options, timeout, retry: the connection.
+
+    Instantiate:
+        .. code-block:: python
+
+            from llamaindex_grounding import DiscoveryEngineAnswerQueryEngine
+
+            query_engine = DiscoveryEngineAnswerQueryEngine(
+                project_id="my-project", engine_id="python-docs-app"
+            )
+
+    Usage:
+        .. code-block:: python
+
+            response = query_engine.query("How do I open a file?")
+            response.response                          # the answer text
+            response.source_nodes[0].node.metadata["source"]  # a reference's URI
+            citation = response.metadata["citations"][0]
+            response.response[citation["start"]:citation["end"]] == citation["text"]
+            citation["node_ids"]                       # the cited source nodes
+            print(answer_markdown(response.metadata["grounded_answer"]))
+
+    ``Response.response`` is the answer text, ``source_nodes`` the references (nodes as
+    ``DiscoveryEngineRetriever`` builds them), ``metadata`` the grounding score, the citations
+    with char (``start``/``end``) and UTF-8 byte spans, ``reference_indices`` and
+    ``node_ids``, the skipped reasons (non-empty when the service declined to answer), the
+    session, and the ``GroundedAnswer`` record under ``grounded_answer``. ``aquery`` runs on
+    Google's async client.
+    """
+
+    def __init__(
+        self,
+        *,
+        engine_id: str | None = None,
+        data_store_id: str | None = None,
+        project_id: str | None = None,
+        location: str = DEFAULT_LOCATION,
+        collection: str | None = DEFAULT_COLLECTION,
+        serving_config_id: str = DEFAULT_SERVING_CONFIG,
+        include_citations: bool = True,
+        max_return_results: int = 10,
+        filter: str = "",
+        boost_spec: Mapping[str, Any] | None = None,
+        order_by: str = "",
+        search_mode: SearchResultMode = "chunks",
+        preamble: str = "",
+        model_version: str = "",
+        answer_language_code: str = "",
+        include_grounding_supports: bool = False,
+        related_questions: bool = False,
+        session: str | None = None,
+        emulator_host: str | None = None,
+        credentials: Credentials | None = None,
+        client_options: ClientOptionsArg = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        callback_manager: CallbackManager | None = None,
+    ) -> None:
+        self._connection = DiscoveryEngineConnection.create(
+            project_id=project_id,
+            location=location,
+            emulator_host=emulator_host,
+            credentials=credentials,
+            client_options=client_options,
+            timeout=timeout,
+            retry=retry,
+        )
+        self._target = DiscoveryEngineTarget(
+            project=self._connection.project,
+            location=location,
+            data_store=data_store_id,
+            engine=engine_id,
+            collection=collection,
+            serving_config=serving_config_id,
+        )
+        self._spec = AnswerSpec(
+            include_citations=include_citations,
+            max_return_results=max_return_results,
+            filter=filter,
+            boost_spec=dict(boost_spec) if isinstance(boost_spec, Mapping) else boost_spec,
+            order_by=order_by,
+            mode=check_search_mode(search_mode),
+            preamble=preamble,
+            model_version=model_version,
+            answer_language_code=answer_language_code,
+            include_grounding_supports=include_grounding_supports,
+            related_questions=related_questions,
+            session=session,
+        )
+        if session is not None:
+            self._target.session_path(session)  # sessions need an engine: fail now
+        super().__init__(callback_manager or Settings.callback_manager)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(serving_config={self._target.serving_config_path!r}, "
+            f"endpoint={self._connection.clients.endpoint!r})"
+        )
+
+    @property
+    def target(self) -> DiscoveryEngineTarget:
+        """The engine or data store asked."""
+        return self._target
+
+    @property
+    def spec(self) -> AnswerSpec:
+        """The answer options sent with every query."""
+        return self._spec
+
+    def _get_prompt_modules(self) -> PromptMixinType:
+        return {}
+
+    def _query(self, query_bundle: QueryBundle) -> Response:
+        answer = answer_query(
+            self._connection.clients,
+            self._target,
+            query_bundle.query_str,
+            self._spec,
+            self._connection.call_options,
+        )
+        logger.debug("answer with %d citations", len(answer.citations))
+        return answer_response(answer)
+
+    async def _aquery(self, query_bundle: QueryBundle) -> Response:
+        answer = await aanswer_query(
+            self._connection.clients,
+            self._target,
+            query_bundle.query_str,
+            self._spec,
+            self._connection.call_options,
+        )
+        logger.debug("answer with %d citations", len(answer.citations))
+        return answer_response(answer)

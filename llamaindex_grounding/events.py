@@ -1,0 +1,58 @@
+"""Instrumentation events around a grounding check, for LlamaIndex event handlers.
+
+``GroundedQueryEngine`` and ``GroundingEvaluator`` send ``GroundingCheckStartEvent`` before a
+check and ``GroundingCheckEndEvent`` after it (also when it failed: then ``error`` is set),
+inside the check's span. Attach a handler to the root dispatcher to see them:
+
+>>> import llama_index.core.instrumentation as instrument
+>>> from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+>>> class Scores(BaseEventHandler):
+...     def handle(self, event, **kwargs):
+...         if isinstance(event, GroundingCheckEndEvent):
+...             print(event.grounding.get("support_score"))
+>>> instrument.get_dispatcher().add_event_handler(Scores())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llama_index.core.instrumentation.events import BaseEvent
+
+__all__ = ["GroundingCheckEndEvent", "GroundingCheckStartEvent"]
+
+
+class GroundingCheckStartEvent(BaseEvent):
+    """A grounding check is about to run.
+
+    Args:
+        answer: the answer checked.
+        source_ids: the ids of the sources it is checked against (node ids; for plain text
+            contexts, their positions).
+    """
+
+    answer: str
+    source_ids: list[str]
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The event's name."""
+        return "GroundingCheckStartEvent"
+
+
+class GroundingCheckEndEvent(BaseEvent):
+    """A grounding check finished.
+
+    Args:
+        grounding: the JSON-safe result (support score, claims with char and byte spans,
+            ``passed``, ``error``), as merged into ``response.metadata["grounding"]``.
+        error: ``None``, or the error that made the check fail.
+    """
+
+    grounding: dict[str, Any]
+    error: str | None = None
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The event's name."""
+        return "GroundingCheckEndEvent"

@@ -1,0 +1,368 @@
+"""``GroundedQueryEngine``: any query engine, its answers checked with checkGrounding."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from google.auth.credentials import Credentials
+from llama_index.core import Settings
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.response.schema import (
+    RESPONSE_TYPE,
+    AsyncStreamingResponse,
+    PydanticResponse,
+    Response,
+    StreamingResponse,
+)
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.prompts.mixin import PromptMixinType
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from grounding_core import (
+    DEFAULT_MIN_SUPPORT_SCORE,
+    ConfigurationError,
+    GroundingError,
+    InputError,
+    RetryPolicy,
+    UngroundedAnswerError,
+)
+from grounding_core.settings import DEFAULT_GROUNDING_CONFIG, DEFAULT_LOCATION
+
+from ._checking import LlamaIndexGroundingReport, NodeGroundingChecker, report_metadata
+from ._connection import DEFAULT_RETRY, DEFAULT_TIMEOUT, ClientOptionsArg
+
+__all__ = ["DEFAULT_FALLBACK_ANSWER", "GroundedQueryEngine"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_FALLBACK_ANSWER = "I could not find support for an answer in the retrieved sources."
+
+OnUngrounded = Literal["annotate", "raise", "fallback"]
+OnError = Literal["record", "raise"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """A check's report and, when the check failed, the error that made it fail."""
+
+    report: LlamaIndexGroundingReport
+    error: GroundingError | None = None
+
+
+class GroundedQueryEngine(BaseQueryEngine):
+    """Wraps a query engine: every answer is checked against its own source nodes.
+
+    Setup:
+        As for ``DiscoveryEngineRetriever``: Google Cloud credentials, or the emulator
+        (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``). No data store is needed.
+
+    Key init args:
+        query_engine: any ``BaseQueryEngine`` (e.g. a ``RetrieverQueryEngine``).
+        citation_threshold (0..1, default 0.6), enable_claim_level_score: passed to the API.
+        min_support_score (default 0.6): below it the answer counts as ungrounded.
+        on_ungrounded: ``"annotate"`` (default: return it with the result), ``"raise"``
+            (``UngroundedAnswerError``) or ``"fallback"`` (replace the answer by
+            ``fallback_answer``; the original goes to ``metadata["original_answer"]``).
+        on_error: ``"record"`` (default) or ``"raise"``: what a failed check does (below).
+        project_id, location, grounding_config, and the connection (emulator_host,
+        credentials, client_options, timeout, retry).
+
+    Instantiate:
+        .. code-block:: python
+
+            from llama_index.core.query_engine import RetrieverQueryEngine
+            from llamaindex_grounding import DiscoveryEngineRetriever, GroundedQueryEngine
+
+            retriever = DiscoveryEngineRetriever(project_id="my-project", data_store_id="docs")
+            query_engine = GroundedQueryEngine(
+                RetrieverQueryEngine.from_args(retriever, llm=llm), project_id="my-project"
+            )
+
+    Usage:
+        .. code-block:: python
+
+            response = query_engine.query("How does a with statement work?")
+            grounding = response.metadata["grounding"]   # JSON-safe
+            grounding["support_score"], grounding["claims"][0]["node_ids"]
+            report = response.metadata["grounding_report"]  # GroundingReport[NodeWithScore]
+            report.claims[0].sources                       # the cited source nodes
+            print(report.markdown())                       # answer with [n] markers
+
+    The check takes the response's ``source_nodes`` as facts (their text without metadata;
+    their metadata as fact attributes) and is merged into ``response.metadata`` (what the
+    wrapped engine put there stays): ``grounding`` holds the support score, ``passed``,
+    ``error``, the claims with char (``start``/``end``) and UTF-8 byte spans, status, score,
+    cited ``node_ids`` and ``source_indices``, and ``source_node_ids``; ``grounding_report``
+    is the ``GroundingReport`` object (not JSON: drop it before serializing the metadata).
+
+    Streaming: for a ``StreamingResponse`` (``AsyncStreamingResponse``) the tokens pass
+    through as they come and the check runs when the stream is exhausted (on Google's sync
+    or async client, as the stream is); only then does ``metadata`` hold ``grounding``. A
+    stream left unfinished is never checked. With ``on_ungrounded="raise"`` the error comes
+    from the stream's last step; with ``"fallback"`` the stream is held back until the check
+    is done and then yields either the original tokens or the fallback answer.
+
+    Errors: with ``on_error="record"`` (default) a failed check (service unavailable after the
+    retries, an answer or sources beyond the API's limits) never loses the answer: it is
+    logged as a warning and recorded in ``grounding["error"]`` with ``passed`` false, and
+    ``on_ungrounded`` applies as to any ungrounded answer (``"raise"`` raises
+    ``UngroundedAnswerError`` chained to the cause). With ``on_error="raise"`` the
+    ``GroundingError`` propagates. ``query``/``aquery`` go through LlamaIndex's
+    instrumentation (spans and query events fire, for this engine and the wrapped one), and
+    the check itself sends ``GroundingCheckStartEvent``/``GroundingCheckEndEvent``.
+    """
+
+    def __init__(
+        self,
+        query_engine: BaseQueryEngine,
+        *,
+        project_id: str | None = None,
+        location: str = DEFAULT_LOCATION,
+        grounding_config: str = DEFAULT_GROUNDING_CONFIG,
+        citation_threshold: float = 0.6,
+        enable_claim_level_score: bool = False,
+        min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
+        on_ungrounded: OnUngrounded = "annotate",
+        fallback_answer: str = DEFAULT_FALLBACK_ANSWER,
+        on_error: OnError = "record",
+        emulator_host: str | None = None,
+        credentials: Credentials | None = None,
+        client_options: ClientOptionsArg = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        callback_manager: CallbackManager | None = None,
+    ) -> None:
+        if not isinstance(query_engine, BaseQueryEngine):
+            raise ConfigurationError(
+                "query_engine must be a LlamaIndex BaseQueryEngine (e.g. "
+                f"index.as_query_engine()), got {type(query_engine).__name__}"
+            )
+        if on_ungrounded not in ("annotate", "raise", "fallback"):
+            raise ConfigurationError(
+                f"on_ungrounded must be 'annotate', 'raise' or 'fallback', got {on_ungrounded!r}"
+            )
+        if on_error not in ("record", "raise"):
+            raise ConfigurationError(f"on_error must be 'record' or 'raise', got {on_error!r}")
+        if not isinstance(fallback_answer, str):
+            raise ConfigurationError(
+                f"fallback_answer must be a string, got {type(fallback_answer).__name__}"
+            )
+        self._query_engine = query_engine
+        self._checker = NodeGroundingChecker(
+            project_id=project_id,
+            location=location,
+            grounding_config=grounding_config,
+            citation_threshold=citation_threshold,
+            enable_claim_level_score=enable_claim_level_score,
+            min_support_score=min_support_score,
+            emulator_host=emulator_host,
+            credentials=credentials,
+            client_options=client_options,
+            timeout=timeout,
+            retry=retry,
+        )
+        self.on_ungrounded: OnUngrounded = on_ungrounded
+        self.fallback_answer = fallback_answer
+        self.on_error: OnError = on_error
+        super().__init__(
+            callback_manager
+            or getattr(query_engine, "callback_manager", None)
+            or Settings.callback_manager
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(query_engine={type(self._query_engine).__name__}, "
+            f"checker={self._checker!r}, on_ungrounded={self.on_ungrounded!r}, "
+            f"on_error={self.on_error!r})"
+        )
+
+    @property
+    def query_engine(self) -> BaseQueryEngine:
+        """The wrapped query engine."""
+        return self._query_engine
+
+    @property
+    def min_support_score(self) -> float:
+        """The support score an answer needs to pass."""
+        return self._checker.min_support_score
+
+    def _get_prompt_modules(self) -> PromptMixinType:
+        return {"query_engine": self._query_engine}
+
+    def retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """The wrapped engine's retrieval (nothing is checked)."""
+        return self._query_engine.retrieve(query_bundle)
+
+    # -- the check -----------------------------------------------------------------------
+
+    def check(self, answer: str, nodes: Sequence[NodeWithScore]) -> LlamaIndexGroundingReport:
+        """The grounding report of ``answer`` against ``nodes`` (no policy applied)."""
+        return self._checker.check(answer, nodes)
+
+    async def acheck(
+        self, answer: str, nodes: Sequence[NodeWithScore]
+    ) -> LlamaIndexGroundingReport:
+        """Async ``check`` on Google's async client."""
+        return await self._checker.acheck(answer, nodes)
+
+    def _failed(
+        self, nodes: Sequence[NodeWithScore], exc: GroundingError
+    ) -> LlamaIndexGroundingReport:
+        if self.on_error == "raise":
+            raise exc
+        logger.warning("the grounding check failed; the answer is kept: %s", exc, exc_info=exc)
+        return self._checker.failed(nodes, exc)
+
+    def _checked(self, answer: str | None, nodes: Sequence[NodeWithScore]) -> _Outcome:
+        try:
+            return _Outcome(self.check(_answer_text(answer), nodes))
+        except GroundingError as exc:
+            return _Outcome(self._failed(nodes, exc), exc)
+
+    async def _achecked(self, answer: str | None, nodes: Sequence[NodeWithScore]) -> _Outcome:
+        try:
+            return _Outcome(await self.acheck(_answer_text(answer), nodes))
+        except GroundingError as exc:
+            return _Outcome(self._failed(nodes, exc), exc)
+
+    def _annotate(
+        self, response: Any, answer: str | None, outcome: _Outcome, *, replaceable: bool = True
+    ) -> bool:
+        """Merge the report into ``response.metadata``; apply the policy. True when the answer
+        is to be replaced by the fallback answer."""
+        report = outcome.report
+        metadata = {
+            **(response.metadata or {}),
+            "grounding": report_metadata(report),
+            "grounding_report": report,
+        }
+        fallback = replaceable and self.on_ungrounded == "fallback" and not report.passed
+        if fallback:
+            metadata["original_answer"] = answer
+        response.metadata = metadata
+        if self.on_ungrounded == "raise" and not report.passed:
+            if outcome.error is not None:
+                raise UngroundedAnswerError(
+                    f"the answer could not be checked ({report.error})", result=report
+                ) from outcome.error
+            report.enforce("raise")
+        return fallback
+
+    # -- responses -----------------------------------------------------------------------
+
+    def _ground(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
+        answer: str | None
+        if isinstance(response, AsyncStreamingResponse):
+            return self._ground_async_stream(response)
+        if isinstance(response, StreamingResponse):
+            if response.response_txt is None:
+                response.response_gen = self._stream(response, response.response_gen)
+                return response
+            answer = response.response_txt
+        elif isinstance(response, Response):
+            answer = response.response
+        else:
+            return self._refuse(response)
+        outcome = self._checked(answer, response.source_nodes)
+        if self._annotate(response, answer, outcome):
+            _replace_text(response, self.fallback_answer)
+        return response
+
+    async def _aground(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
+        if isinstance(response, AsyncStreamingResponse):
+            return self._ground_async_stream(response)
+        if isinstance(response, StreamingResponse):
+            return self._ground(response)
+        if not isinstance(response, Response):
+            return self._refuse(response)
+        outcome = await self._achecked(response.response, response.source_nodes)
+        if self._annotate(response, response.response, outcome):
+            response.response = self.fallback_answer
+        return response
+
+    def _refuse(self, response: PydanticResponse) -> PydanticResponse:
+        error = InputError(
+            "GroundedQueryEngine checks text answers; a structured (Pydantic) response has no "
+            "prose to check",
+            field="response",
+        )
+        outcome = _Outcome(self._failed(response.source_nodes, error), error)
+        self._annotate(response, str(response), outcome, replaceable=False)
+        return response
+
+    def _ground_async_stream(self, response: AsyncStreamingResponse) -> AsyncStreamingResponse:
+        if response.response_txt is None:
+            response.response_gen = self._astream(response, response.response_gen)
+        else:
+            response.response_gen = self._astream(response, _replay(response.response_txt))
+            response.response_txt = None
+        return response
+
+    def _stream(
+        self, response: StreamingResponse, tokens: Iterator[str]
+    ) -> Generator[str, None, None]:
+        held = self.on_ungrounded == "fallback"
+        parts: list[str] = []
+        for token in tokens:
+            parts.append(token)
+            if not held:
+                yield token
+        answer = "".join(parts)
+        outcome = self._checked(answer, response.source_nodes)
+        if self._annotate(response, answer, outcome):
+            yield self.fallback_answer
+        elif held:
+            yield from parts
+
+    async def _astream(
+        self, response: AsyncStreamingResponse, tokens: AsyncIterator[str]
+    ) -> AsyncGenerator[str, None]:
+        held = self.on_ungrounded == "fallback"
+        parts: list[str] = []
+        async for token in tokens:
+            parts.append(token)
+            if not held:
+                yield token
+        answer = "".join(parts)
+        outcome = await self._achecked(answer, response.source_nodes)
+        if self._annotate(response, answer, outcome):
+            yield self.fallback_answer
+        elif held:
+            for part in parts:
+                yield part
+
+    # -- BaseQueryEngine -----------------------------------------------------------------
+
+    def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        return self._ground(self._query_engine.query(query_bundle))
+
+    async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        return await self._aground(await self._query_engine.aquery(query_bundle))
+
+
+def _answer_text(answer: object) -> str:
+    if answer is None:
+        raise InputError(
+            "the response has no text (response.response is None): nothing to check",
+            field="response",
+        )
+    if not isinstance(answer, str):
+        raise InputError(
+            f"the response text must be a string, got {type(answer).__name__}", field="response"
+        )
+    return answer
+
+
+def _replace_text(response: Response | StreamingResponse, text: str) -> None:
+    if isinstance(response, StreamingResponse):
+        response.response_txt = text
+    else:
+        response.response = text
+
+
+async def _replay(text: str) -> AsyncGenerator[str, None]:
+    yield text

@@ -1,0 +1,30 @@
+"""``GroundingEvaluationResult``: an ``EvaluationResult`` that keeps the grounding details."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llama_index.core.evaluation import EvaluationResult
+from pydantic import Field, SkipValidation
+
+from grounding_core import GroundingReport
+
+__all__ = ["GroundingEvaluationResult"]
+
+
+class GroundingEvaluationResult(EvaluationResult):
+    """What ``GroundingEvaluator`` returns: a plain ``EvaluationResult`` (``passing``,
+    ``score`` = support score, ``feedback`` naming the unsupported claims) plus the details.
+
+    ``grounding`` is the JSON-safe result (support score, claims with char and byte spans,
+    cited ``node_ids``), ``report`` the ``GroundingReport`` whose claims cite the checked
+    source nodes (or, for ``evaluate(contexts=...)``, the context strings); ``report`` is
+    left out of ``model_dump()``.
+    """
+
+    grounding: dict[str, Any] = Field(
+        default_factory=dict, description="JSON-safe grounding result"
+    )
+    report: SkipValidation[GroundingReport[Any] | None] = Field(
+        default=None, exclude=True, description="the GroundingReport object"
+    )

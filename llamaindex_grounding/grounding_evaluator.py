@@ -1,0 +1,235 @@
+"""``GroundingEvaluator``: checkGrounding as a LlamaIndex evaluator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from google.auth.credentials import Credentials
+from llama_index.core.base.response.schema import Response
+from llama_index.core.evaluation import BaseEvaluator
+from llama_index.core.prompts.mixin import PromptDictType
+from llama_index.core.schema import MetadataMode, NodeWithScore
+
+from grounding_core import DEFAULT_MIN_SUPPORT_SCORE, GroundingReport, InputError, RetryPolicy
+from grounding_core.settings import DEFAULT_GROUNDING_CONFIG, DEFAULT_LOCATION
+
+from ._checking import NodeGroundingChecker, report_metadata
+from ._connection import DEFAULT_RETRY, DEFAULT_TIMEOUT, ClientOptionsArg
+from .grounding_evaluation_result import GroundingEvaluationResult
+
+__all__ = ["GroundingEvaluator", "grounding_feedback"]
+
+
+def grounding_feedback(report: GroundingReport[Any]) -> str:
+    """A short verdict: the support score against the minimum, and the unsupported claims.
+
+    Written for people and for ``RetryQueryEngine``, which hands it to the next attempt.
+    """
+    if report.result is None:
+        return f"The grounding check failed: {report.error}"
+    score = report.support_score
+    head = (
+        f"Support score {score:.2f} (at least {report.min_support_score:.2f} needed)"
+        if score is not None
+        else "The service returned no support score"
+    )
+    unsupported = report.unsupported_claims
+    if not unsupported:
+        return f"{head}: every checked claim is supported by the sources."
+    checked = len(report.result.checked_claims)
+    lines = [f"{head}: {len(unsupported)} of {checked} checked claims have no support:"]
+    lines.extend(f"- {claim.text}" for claim in unsupported)
+    return "\n".join(lines)
+
+
+class GroundingEvaluator(BaseEvaluator):
+    """Evaluates a response by checking it against its sources with checkGrounding.
+
+    Setup:
+        As for ``GroundedQueryEngine``: Google Cloud credentials, or the emulator
+        (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``).
+
+    Key init args:
+        citation_threshold (0..1, default 0.6), enable_claim_level_score: passed to the API.
+        min_support_score (default 0.6): ``passing`` is ``support score >= min_support_score``.
+        project_id, location, grounding_config, and the connection (emulator_host,
+        credentials, client_options, timeout, retry).
+
+    Instantiate:
+        .. code-block:: python
+
+            from llamaindex_grounding import GroundingEvaluator
+
+            evaluator = GroundingEvaluator(project_id="my-project", min_support_score=0.8)
+
+    Usage:
+        .. code-block:: python
+
+            result = evaluator.evaluate_response(query=question, response=response)
+            result.passing, result.score, result.feedback
+            result.report.unsupported_claims        # GroundingEvaluationResult extras
+
+            result = evaluator.evaluate(response="Paris is in France.", contexts=[...])
+
+    Use with LlamaIndex's evaluation tools:
+        .. code-block:: python
+
+            from llama_index.core.evaluation import BatchEvalRunner
+            from llama_index.core.query_engine import RetryQueryEngine
+
+            runner = BatchEvalRunner({"grounding": evaluator}, workers=4)
+            results = await runner.aevaluate_queries(query_engine, queries=questions)
+
+            retrying = RetryQueryEngine(query_engine, evaluator, max_retries=2)
+
+    ``evaluate_response`` checks ``response.response`` against ``response.source_nodes``
+    (text as facts, metadata as fact attributes; claims cite the nodes); ``evaluate`` checks
+    ``response`` against ``contexts`` (strings). Both return a ``GroundingEvaluationResult``:
+    ``passing``, ``score`` (the support score), ``feedback`` (the score and every unsupported
+    claim), ``grounding`` (JSON-safe details) and ``report``. The sync methods use Google's
+    sync client, the async ones its async client. A missing response or contexts raises
+    ``InputError``; a failed check raises its ``ServiceError`` (an evaluation with no verdict
+    is not a verdict).
+    """
+
+    def __init__(
+        self,
+        *,
+        project_id: str | None = None,
+        location: str = DEFAULT_LOCATION,
+        grounding_config: str = DEFAULT_GROUNDING_CONFIG,
+        citation_threshold: float = 0.6,
+        enable_claim_level_score: bool = False,
+        min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
+        emulator_host: str | None = None,
+        credentials: Credentials | None = None,
+        client_options: ClientOptionsArg = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+    ) -> None:
+        self._checker = NodeGroundingChecker(
+            project_id=project_id,
+            location=location,
+            grounding_config=grounding_config,
+            citation_threshold=citation_threshold,
+            enable_claim_level_score=enable_claim_level_score,
+            min_support_score=min_support_score,
+            emulator_host=emulator_host,
+            credentials=credentials,
+            client_options=client_options,
+            timeout=timeout,
+            retry=retry,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(checker={self._checker!r})"
+
+    @property
+    def min_support_score(self) -> float:
+        """The support score a response needs to pass."""
+        return self._checker.min_support_score
+
+    def _get_prompts(self) -> PromptDictType:
+        return {}
+
+    def _update_prompts(self, prompts_dict: PromptDictType) -> None:
+        """No prompts: the check is a service call."""
+
+    # -- evaluate: a response string and its context strings -------------------------------
+
+    def evaluate(
+        self,
+        query: str | None = None,
+        response: str | None = None,
+        contexts: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> GroundingEvaluationResult:
+        """Check ``response`` against ``contexts`` (on Google's sync client)."""
+        answer, texts = _inputs(response, contexts)
+        return _result(query, self._checker.check(answer, texts))
+
+    async def aevaluate(
+        self,
+        query: str | None = None,
+        response: str | None = None,
+        contexts: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> GroundingEvaluationResult:
+        """Async ``evaluate`` on Google's async client."""
+        answer, texts = _inputs(response, contexts)
+        return _result(query, await self._checker.acheck(answer, texts))
+
+    # -- evaluate_response: a Response and its source nodes --------------------------------
+
+    def evaluate_response(
+        self,
+        query: str | None = None,
+        response: Response | None = None,
+        **kwargs: Any,
+    ) -> GroundingEvaluationResult:
+        """Check ``response.response`` against ``response.source_nodes``."""
+        answer, nodes = _response_inputs(response)
+        return _result(query, self._checker.check(answer, nodes))
+
+    async def aevaluate_response(
+        self,
+        query: str | None = None,
+        response: Response | None = None,
+        **kwargs: Any,
+    ) -> GroundingEvaluationResult:
+        """Async ``evaluate_response`` on Google's async client."""
+        answer, nodes = _response_inputs(response)
+        return _result(query, await self._checker.acheck(answer, nodes))
+
+
+def _inputs(response: object, contexts: object) -> tuple[str, list[str]]:
+    if not isinstance(response, str):
+        raise InputError(
+            f"response must be the answer text, got {type(response).__name__}", field="response"
+        )
+    if contexts is None or isinstance(contexts, str) or not isinstance(contexts, Sequence):
+        raise InputError(
+            "contexts must be a list of source texts to check the response against, got "
+            f"{type(contexts).__name__}",
+            field="contexts",
+        )
+    texts = list(contexts)
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InputError(
+                f"contexts[{index}] must be a string, got {type(text).__name__}",
+                field="contexts",
+            )
+    return response, texts
+
+
+def _response_inputs(response: object) -> tuple[str, list[NodeWithScore]]:
+    if not isinstance(response, Response):
+        raise InputError(
+            "response must be a LlamaIndex Response (for a streaming response, pass "
+            f"response.get_response()), got {type(response).__name__}",
+            field="response",
+        )
+    if not isinstance(response.response, str):
+        raise InputError("the response has no text (response.response is None)", field="response")
+    return response.response, list(response.source_nodes)
+
+
+def _result(query: str | None, report: GroundingReport[Any]) -> GroundingEvaluationResult:
+    contexts = [
+        source.node.get_content(metadata_mode=MetadataMode.NONE)
+        if isinstance(source, NodeWithScore)
+        else str(source)
+        for source in report.sources
+    ]
+    return GroundingEvaluationResult(
+        query=query,
+        contexts=contexts,
+        response=report.result.answer if report.result else None,
+        passing=report.passed,
+        score=report.support_score,
+        feedback=grounding_feedback(report),
+        grounding=report_metadata(report),
+        report=report,
+    )

@@ -1,0 +1,130 @@
+"""Records <-> LlamaIndex objects: chunks become ``TextNode``s, nodes become grounding sources,
+grounded answers become ``Response``s.
+
+A chunk's node has ``id_`` = the chunk's resource name, ``text`` = its content and
+``metadata`` = every chunk field (``grounding_core.chunk_metadata``, the schema shared with
+the LangChain documents). Only the prose keys (``title``, ``source``, ``description``) reach
+the LLM prompt and the embedding text; every other key is listed in
+``excluded_llm_metadata_keys`` and ``excluded_embed_metadata_keys``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from llama_index.core.base.response.schema import Response
+from llama_index.core.schema import (
+    BaseNode,
+    MetadataMode,
+    NodeRelationship,
+    NodeWithScore,
+    ObjectType,
+    RelatedNodeInfo,
+    TextNode,
+)
+
+from grounding_core import (
+    GroundedAnswer,
+    GroundingSource,
+    SourceChunk,
+    answer_metadata,
+    chunk_metadata,
+    grounding_source,
+)
+from grounding_core.metadata import CHUNK_PROSE_KEYS
+
+__all__ = [
+    "answer_response",
+    "chunk_to_node",
+    "chunk_to_node_with_score",
+    "excluded_metadata_keys",
+    "node_to_source",
+]
+
+
+def excluded_metadata_keys(metadata: Mapping[str, Any]) -> list[str]:
+    """The keys kept out of LLM and embedding text: every non-prose key, and empty prose."""
+    return [
+        key for key, value in metadata.items() if key not in CHUNK_PROSE_KEYS or value in (None, "")
+    ]
+
+
+def _relationships(chunk: SourceChunk) -> dict[NodeRelationship, RelatedNodeInfo]:
+    relationships: dict[NodeRelationship, RelatedNodeInfo] = {}
+    document = chunk.document_name or chunk.document_id
+    if document:
+        info = {"document_id": chunk.document_id, "uri": chunk.uri, "title": chunk.title}
+        relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(
+            node_id=document,
+            node_type=ObjectType.DOCUMENT,
+            metadata={key: value for key, value in info.items() if value},
+        )
+    # Neighbours come in document order: the nearest previous chunk is the last one.
+    if chunk.previous_chunks:
+        relationships[NodeRelationship.PREVIOUS] = RelatedNodeInfo(
+            node_id=chunk.previous_chunks[-1].name, node_type=ObjectType.TEXT
+        )
+    if chunk.next_chunks:
+        relationships[NodeRelationship.NEXT] = RelatedNodeInfo(
+            node_id=chunk.next_chunks[0].name, node_type=ObjectType.TEXT
+        )
+    return relationships
+
+
+def chunk_to_node(chunk: SourceChunk) -> TextNode:
+    """A chunk as a ``TextNode``: ``id_`` = chunk resource name, every field in metadata,
+    ``SOURCE`` = its document, ``PREVIOUS``/``NEXT`` = its nearest neighbours (when the search
+    asked for neighbours).
+
+    >>> node = chunk_to_node(SourceChunk(name="c-1", content="Hi.", uri="https://x", title="X"))
+    >>> node.node_id, node.metadata["source"], node.get_content(metadata_mode=MetadataMode.LLM)
+    ('c-1', 'https://x', 'source: https://x\\ntitle: X\\n\\nHi.')
+    """
+    metadata = chunk_metadata(chunk)
+    excluded = excluded_metadata_keys(metadata)
+    return TextNode(
+        id_=chunk.name,
+        text=chunk.content,
+        metadata=metadata,
+        excluded_llm_metadata_keys=excluded,
+        excluded_embed_metadata_keys=list(excluded),
+        relationships=_relationships(chunk),
+    )
+
+
+def chunk_to_node_with_score(chunk: SourceChunk) -> NodeWithScore:
+    """A chunk as a ``NodeWithScore`` whose score is the chunk's relevance score."""
+    return NodeWithScore(node=chunk_to_node(chunk), score=chunk.relevance_score)
+
+
+def node_to_source(node: NodeWithScore | BaseNode | str) -> GroundingSource:
+    """A node (or plain text) as a grounding source: its text without metadata, and its
+    metadata as the fact's attributes (bulky chunk fields left out)."""
+    if isinstance(node, str):
+        return GroundingSource(node)
+    base = node.node if isinstance(node, NodeWithScore) else node
+    return grounding_source(base.get_content(metadata_mode=MetadataMode.NONE), base.metadata)
+
+
+def answer_response(answer: GroundedAnswer) -> Response:
+    """A grounded answer as a LlamaIndex ``Response``.
+
+    ``response`` is the answer text and ``source_nodes`` its references. ``metadata`` holds
+    ``grounding_core.answer_metadata`` (grounding score, citations with char and byte spans and
+    the positions of their references, skipped reasons, session), each citation's ``node_ids``,
+    and the full record under ``grounded_answer`` (``grounding_core.answer_markdown`` renders
+    it).
+    """
+    nodes = [chunk_to_node_with_score(reference) for reference in answer.references]
+    metadata = answer_metadata(answer)
+    metadata["citations"] = [
+        {**citation, "node_ids": _node_ids(nodes, citation["reference_indices"])}
+        for citation in metadata["citations"]
+    ]
+    metadata["grounded_answer"] = answer
+    return Response(response=answer.answer_text, source_nodes=nodes, metadata=metadata)
+
+
+def _node_ids(nodes: Sequence[NodeWithScore], indices: Sequence[int]) -> list[str]:
+    return [nodes[i].node.node_id for i in indices if 0 <= i < len(nodes)]
