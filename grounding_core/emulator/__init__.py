@@ -7,9 +7,11 @@ corpus, as a real gRPC server that Google's unmodified clients talk to.
 
 Layout: ``server`` (the gRPC server), ``handlers`` (method table, faults, status mapping),
 ``servicers`` (one class per Google service) and ``messages`` (records -> protos); the pure
-engines ``search_engine``, ``answer_engine``, ``grounding_engine`` (+ ``grounding_check``);
-the corpus: ``corpus`` (reading), ``chunking``, ``tokens``, ``index`` (BM25), ``datastore``
-(one snapshot), ``store`` (all of them, persisted), ``builtin`` (the Python docs), ``filters``,
+engines ``search_engine`` (+ ``fusion``, hybrid ranking), ``answer_engine`` (+
+``answer_sentences``, ``query_classes``), ``grounding_engine`` (+ ``grounding_check``); the
+corpus: ``corpus`` (reading), ``chunking``, ``unwrap``, ``tokens``, ``index`` (BM25),
+``embeddings`` (the optional model) and ``semantic_index`` (chunk vectors), ``datastore`` (one
+snapshot), ``store`` (all of them, persisted), ``builtin`` (the Python docs), ``filters``,
 ``names``; ``faults`` and ``errors``.
 """
 

@@ -1,19 +1,28 @@
 """The answer generator (AnswerQuery semantics): extractive, deterministic, honest; pure.
 
-1. Search the data store for the query (CHUNKS mode, ``max_return_results`` chunks, the
-   request's filter and boosts).
-2. Split each retrieved chunk into sentences and score each sentence by the share of the query's
-   IDF weight it contains (``coverage``, in [0, 1]); sentences of fewer than three words, longer
-   than 400 characters, mostly not letters (code, grammar rules, doctests), without a final
-   full stop (headings, fragments) or below
-   ``MIN_COVERAGE`` are not answers.
-3. The answer is the best ``MAX_SENTENCES`` sentences by the mean of their coverage and their
-   chunk's relevance (ties: better-ranked chunk first), in the order of their chunks' ranks,
-   whitespace-normalized and joined by spaces. Each sentence is cited to the chunk it was
-   copied from; references are those chunks, in order of first citation.
-4. ``grounding_score`` is the grounding checker's support score of the answer against its
-   references (an extractive answer should score high; a low score means the checker and the
-   generator disagree, and is reported as it is).
+1. **Classify** the query (``query_classes.py``): a query that only makes small talk is skipped
+   with ``NON_ANSWER_SEEKING_QUERY_IGNORED`` when the request sets
+   ``ignore_non_answer_seeking_query``, one that tries to override instructions with
+   ``JAIL_BREAKING_QUERY_IGNORED`` when it sets ``ignore_jail_breaking_query``; the classes the
+   request asks about are reported either way.
+2. **Retrieve** chunks: a CHUNKS search (``max_return_results`` chunks, default 10, with the
+   request's filter, ordering and boosts), hybrid when the data store has vectors.
+3. **Score sentences** (``answer_sentences.py``): each prose sentence of the retrieved chunks
+   gets a relevance in [0, 1]: its coverage of the query (the share of the query's IDF weight
+   found in its tokens), fused with its own semantic similarity to the query when the data store
+   has vectors (``fusion.fuse``, the same scale as search relevance). Its **score** is the mean
+   of that relevance and its chunk's relevance relative to the best chunk.
+4. **Select** the best ``MAX_SENTENCES`` sentences by score (ties: better-ranked chunk, earlier
+   sentence) whose relevance is at least ``MIN_SENTENCE_RELEVANCE``, skipping any sentence that
+   is a near-duplicate of one already chosen. When the request sets
+   ``ignore_low_relevant_content`` to false the minimum does not apply.
+5. **Compose** in reading order: the chunks in the order of their best chosen sentence, each
+   chunk's sentences in their order in the chunk, joined by spaces. Each sentence is cited to
+   every retrieved chunk that contains it; references are those chunks, in order of first
+   citation.
+6. **Check**: ``grounding_score`` is the grounding checker's support score of the answer against
+   its references. With ``grounding_spec.filtering_level`` LOW (HIGH) an answer scoring below
+   0.3 (0.6) is withdrawn with ``LOW_GROUNDED_ANSWER``.
 
 When no sentence qualifies the answer is empty and ``skipped_reasons`` is
 ``("NO_RELEVANT_CONTENT",)``.
@@ -21,20 +30,25 @@ When no sentence qualifies the answer is empty and ``skipped_reasons`` is
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .claims import split_claims
+import numpy as np
+
+from .answer_sentences import Sentence, containing_hits, near_duplicates, sentences_of
 from .datastore import DataStore
 from .errors import InvalidArgument
+from .fusion import fuse
 from .grounding_engine import Fact, check_grounding
+from .query_classes import JAIL_BREAKING_QUERY, NON_ANSWER_SEEKING_QUERY, classify_query
 from .search_engine import ChunkHit, ConditionBoost, Dialect, SearchParams, chunk_hits, search
 from .tokens import tokenize
 
 __all__ = [
+    "DEFAULT_MAX_RETURN_RESULTS",
+    "FILTERING_THRESHOLDS",
     "MAX_SENTENCES",
-    "MIN_COVERAGE",
+    "MIN_SENTENCE_RELEVANCE",
     "AnswerParams",
     "AnswerSpan",
     "GeneratedAnswer",
@@ -42,18 +56,25 @@ __all__ = [
 ]
 
 MAX_SENTENCES = 3
-MIN_COVERAGE = 0.34
-_MIN_WORDS = 3
-_MAX_SENTENCE_CHARS = 400
+MIN_SENTENCE_RELEVANCE = 0.34
 DEFAULT_MAX_RETURN_RESULTS = 10
-_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_SENTENCE_END = re.compile(r"[.!?。！？؟।][\"')\]»”’]*$")
+FILTERING_THRESHOLDS = {"LOW": 0.3, "HIGH": 0.6}
+
+NO_RELEVANT_CONTENT = "NO_RELEVANT_CONTENT"
+NON_ANSWER_SEEKING_QUERY_IGNORED = "NON_ANSWER_SEEKING_QUERY_IGNORED"
+JAIL_BREAKING_QUERY_IGNORED = "JAIL_BREAKING_QUERY_IGNORED"
+LOW_GROUNDED_ANSWER = "LOW_GROUNDED_ANSWER"
 
 
 @dataclass(frozen=True, slots=True)
 class AnswerParams:
     """What an AnswerQuery asks for, as plain values (``query_field`` and ``filter_field`` name
-    the request fields in errors)."""
+    the request fields in errors).
+
+    ``ignore_low_relevant_content``: ``None`` when the request leaves it unset (low-relevance
+    content is ignored, as when it is true). ``filtering_level``: "", "LOW" or "HIGH".
+    ``classification_types``: the query classes to report.
+    """
 
     query: str
     max_return_results: int = 0
@@ -64,6 +85,11 @@ class AnswerParams:
     dialect: Dialect = "discovery_engine"
     query_field: str = "query.text"
     filter_field: str = "search_spec.search_params.filter"
+    ignore_non_answer_seeking_query: bool = False
+    ignore_jail_breaking_query: bool = False
+    ignore_low_relevant_content: bool | None = None
+    filtering_level: str = ""
+    classification_types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +105,8 @@ class AnswerSpan:
 
 @dataclass(frozen=True, slots=True)
 class GeneratedAnswer:
-    """An answer: text, citations into ``references``, grounding supports and score."""
+    """An answer: text, citations into ``references``, grounding supports and score, skip
+    reasons, and the query classes asked about (``(type, positive)`` pairs)."""
 
     text: str
     citations: tuple[AnswerSpan, ...] = ()
@@ -87,59 +114,17 @@ class GeneratedAnswer:
     grounding_score: float | None = None
     supports: tuple[AnswerSpan, ...] = ()
     skipped_reasons: tuple[str, ...] = ()
+    query_classification: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
-class _Sentence:
-    text: str
-    coverage: float
-    rank: int
-    position: int
-    hit: ChunkHit
+class _Scored:
+    sentence: Sentence
+    relevance: float
+    score: float
 
 
-def _sentences(hits: Sequence[ChunkHit], weights: dict[str, float]) -> list[_Sentence]:
-    total = sum(weights.values())
-    found: list[_Sentence] = []
-    if total <= 0:
-        return found
-    for hit in hits:
-        position = 0
-        for paragraph in _PARAGRAPH_BREAK.split(hit.chunk.content):
-            # Hard-wrapped lines belong to one sentence: join them before splitting.
-            flat = " ".join(paragraph.split())
-            for start, end in split_claims(flat):
-                position += 1
-                sentence = _score(flat[start:end], hit, position, weights, total)
-                if sentence is not None:
-                    found.append(sentence)
-    return found
-
-
-def _prose(text: str) -> bool:
-    """Whether ``text`` reads as a sentence (not code, a grammar rule or a doctest)."""
-    if len(text) > _MAX_SENTENCE_CHARS or ">>>" in text:
-        return False
-    if len(text.split()) < _MIN_WORDS and len(tokenize(text)) < _MIN_WORDS:
-        return False  # too short (scripts without spaces count by tokens)
-    if not _SENTENCE_END.search(text):
-        return False  # a heading or a fragment
-    letters = sum(1 for c in text if c.isalpha() or c.isspace())
-    return letters >= 0.8 * len(text)
-
-
-def _score(
-    text: str, hit: ChunkHit, position: int, weights: dict[str, float], total: float
-) -> _Sentence | None:
-    if not _prose(text):
-        return None
-    present = set(tokenize(text))
-    coverage = sum(w for t, w in weights.items() if t in present) / total
-    return _Sentence(text, coverage, hit.rank, position, hit) if coverage >= MIN_COVERAGE else None
-
-
-def generate_answer(store: DataStore, params: AnswerParams) -> GeneratedAnswer:
-    """Answer ``params.query`` from ``store`` (see the module docstring)."""
+def _check_params(params: AnswerParams) -> None:
     if not params.query.strip():
         raise InvalidArgument(
             f"{params.query_field} is empty: give the question to answer", field=params.query_field
@@ -150,6 +135,15 @@ def generate_answer(store: DataStore, params: AnswerParams) -> GeneratedAnswer:
             f"got {params.max_return_results}",
             field="search_spec.search_params.max_return_results",
         )
+    if params.filtering_level and params.filtering_level not in FILTERING_THRESHOLDS:
+        raise InvalidArgument(
+            f"grounding_spec.filtering_level must be one of {', '.join(FILTERING_THRESHOLDS)}, "
+            f"got {params.filtering_level}",
+            field="grounding_spec.filtering_level",
+        )
+
+
+def _retrieve(store: DataStore, params: AnswerParams) -> list[ChunkHit]:
     page = search(
         store,
         SearchParams(
@@ -163,44 +157,99 @@ def generate_answer(store: DataStore, params: AnswerParams) -> GeneratedAnswer:
             dialect=params.dialect,
         ),
     )
-    hits = chunk_hits(page)
-    query_tokens = list(dict.fromkeys(tokenize(params.query)))
+    return list(chunk_hits(page))
+
+
+def _scored(
+    store: DataStore, query: str, hits: Sequence[ChunkHit], sentences: Sequence[Sentence]
+) -> list[_Scored]:
+    """Every sentence with its relevance and score (module docstring, step 3)."""
+    if not sentences:
+        return []
+    query_tokens = list(dict.fromkeys(tokenize(query)))
     weights = dict(zip(query_tokens, store.index.idf(query_tokens), strict=True))
-    candidates = _sentences(hits, weights)
-    seen: set[str] = set()
-    chosen: list[_Sentence] = []
-    best = max((h.relevance for h in hits), default=0.0) or 1.0
-    ranked = sorted(
-        candidates,
-        key=lambda s: (-(s.coverage + s.hit.relevance / best) / 2, s.rank, s.position),
+    total = sum(weights.values())
+    coverage = np.asarray(
+        [
+            sum(w for t, w in weights.items() if t in s.tokens) / total if total > 0 else 0.0
+            for s in sentences
+        ],
+        dtype=np.float32,
     )
-    for sentence in ranked:
-        if sentence.text not in seen:
-            seen.add(sentence.text)
-            chosen.append(sentence)
+    cosine = None
+    if store.semantic is not None:
+        vector = store.semantic.query_vector(query)
+        cosine = store.semantic.text_similarities([s.text for s in sentences], vector)
+    relevance = fuse(coverage, cosine).relevance
+    best = max((h.relevance for h in hits), default=0.0) or 1.0
+    return [
+        _Scored(s, float(r), (float(r) + hits[s.hit].relevance / best) / 2)
+        for s, r in zip(sentences, relevance, strict=True)
+    ]
+
+
+def _select(scored: Sequence[_Scored], hits: Sequence[ChunkHit], strict: bool) -> list[_Scored]:
+    """The chosen sentences (module docstring, step 4), in reading order (step 5)."""
+    ranked = sorted(
+        scored, key=lambda s: (-s.score, hits[s.sentence.hit].rank, s.sentence.position)
+    )
+    chosen: list[_Scored] = []
+    for candidate in ranked:
+        if strict and candidate.relevance < MIN_SENTENCE_RELEVANCE:
+            continue  # ranked by score, not relevance: a later one may qualify
+        if any(near_duplicates(candidate.sentence.tokens, c.sentence.tokens) for c in chosen):
+            continue
+        chosen.append(candidate)
         if len(chosen) == MAX_SENTENCES:
             break
-    if not chosen:
-        return GeneratedAnswer(text="", skipped_reasons=("NO_RELEVANT_CONTENT",))
-    chosen.sort(key=lambda s: (s.rank, s.position))
+    lead: dict[int, int] = {}
+    for order, item in enumerate(chosen):
+        lead.setdefault(item.sentence.hit, order)
+    return sorted(chosen, key=lambda s: (lead[s.sentence.hit], s.sentence.position))
 
-    references: list[ChunkHit] = []
-    reference_of: dict[int, int] = {}
-    spans: list[tuple[int, int, int]] = []
+
+def _skipped(reason: str, classification: tuple[tuple[str, bool], ...]) -> GeneratedAnswer:
+    return GeneratedAnswer(text="", skipped_reasons=(reason,), query_classification=classification)
+
+
+def generate_answer(store: DataStore, params: AnswerParams) -> GeneratedAnswer:
+    """Answer ``params.query`` from ``store`` (see the module docstring)."""
+    _check_params(params)
+    classes = classify_query(params.query)
+    classification = tuple((kind, kind in classes) for kind in params.classification_types)
+    if params.ignore_non_answer_seeking_query and NON_ANSWER_SEEKING_QUERY in classes:
+        return _skipped(NON_ANSWER_SEEKING_QUERY_IGNORED, classification)
+    if params.ignore_jail_breaking_query and JAIL_BREAKING_QUERY in classes:
+        return _skipped(JAIL_BREAKING_QUERY_IGNORED, classification)
+
+    hits = _retrieve(store, params)
+    scored = _scored(store, params.query, hits, sentences_of(hits))
+    chosen = _select(scored, hits, strict=params.ignore_low_relevant_content is not False)
+    if not chosen:
+        return _skipped(NO_RELEVANT_CONTENT, classification)
+
+    references: list[int] = []
+    spans: list[tuple[int, int, tuple[int, ...]]] = []
     parts: list[str] = []
     offset = 0
-    for sentence in chosen:
-        if sentence.hit.index not in reference_of:
-            reference_of[sentence.hit.index] = len(references)
-            references.append(sentence.hit)
+    for item in chosen:
+        sources = containing_hits(item.sentence.text, hits) or (item.sentence.hit,)
+        for source in sources:
+            if source not in references:
+                references.append(source)
         if parts:
             offset += 1
-        spans.append((offset, offset + len(sentence.text), reference_of[sentence.hit.index]))
-        parts.append(sentence.text)
-        offset += len(sentence.text)
+        end = offset + len(item.sentence.text)
+        spans.append((offset, end, tuple(references.index(s) for s in sources)))
+        parts.append(item.sentence.text)
+        offset = end
     text = " ".join(parts)
+    cited = tuple(hits[i] for i in references)
 
-    outcome = check_grounding(text, [Fact(hit.chunk.content) for hit in references])
+    outcome = check_grounding(text, [Fact(hit.chunk.content) for hit in cited])
+    threshold = FILTERING_THRESHOLDS.get(params.filtering_level)
+    if threshold is not None and outcome.support_score < threshold:
+        return _skipped(LOW_GROUNDED_ANSWER, classification)
     supports = tuple(
         AnswerSpan(
             start=claim.start,
@@ -212,14 +261,15 @@ def generate_answer(store: DataStore, params: AnswerParams) -> GeneratedAnswer:
         for claim in outcome.claims
     )
     citations = (
-        tuple(AnswerSpan(start, end, (reference,)) for start, end, reference in spans)
+        tuple(AnswerSpan(start, end, sources) for start, end, sources in spans)
         if params.include_citations
         else ()
     )
     return GeneratedAnswer(
         text=text,
         citations=citations,
-        references=tuple(references),
+        references=cited,
         grounding_score=outcome.support_score,
         supports=supports,
+        query_classification=classification,
     )

@@ -1,15 +1,19 @@
-"""A data store: documents, their chunks and the BM25 index, as one immutable snapshot.
+"""A data store: documents, their chunks, the BM25 index and (optionally) the chunk vectors, as
+one immutable snapshot.
 
-``DataStore.build`` chunks and indexes source documents; ``save``/``load`` persist a snapshot in
-a folder (``manifest.json``, ``documents.jsonl``, ``chunks.jsonl``, ``index/``). A snapshot never
-changes after it is built: a re-ingest builds a new one and the store swaps the reference, so
-readers always see a whole index.
+``DataStore.build`` chunks and indexes source documents, and embeds the chunks when given an
+embedder (``embeddings.py``); ``save``/``load`` persist a snapshot in a folder
+(``manifest.json``, ``documents.jsonl``, ``chunks.jsonl``, ``index/``, ``heading_index/``,
+``vectors/``). A snapshot
+never changes after it is built: a re-ingest builds a new one and the store swaps the reference,
+so readers always see a whole index.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -21,18 +25,24 @@ import numpy as np
 
 from .chunking import DEFAULT_MAX_CHARS, chunk_blocks
 from .corpus import SourceDocument
+from .embeddings import Embedder, passage_text
 from .errors import CorpusError
 from .index import ChunkIndex
 from .records import Chunk, Document
+from .semantic_index import SemanticIndex
 from .tokens import TOKENIZER_VERSION, tokenize
 
 __all__ = ["FORMAT_VERSION", "DataStore", "ProgressCallback", "flatten_struct"]
 
-FORMAT_VERSION = 1
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 2
 _MASK_CACHE_SIZE = 256
 
 ProgressCallback = Callable[[str, int, int], None]
-"""``on_progress(phase, done, total)``: phases ``read``, ``chunk``, ``index``, ``save``."""
+"""``on_progress(phase, done, total)``: phases ``read``, ``chunk``, ``index``, ``embed``,
+``save``."""
+_EMBED_BATCH = 256
 
 
 def flatten_struct(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -82,19 +92,28 @@ def _index_text(document: Document, chunk: Chunk) -> str:
     return f"{document.title}\n{chunk.heading}\n{chunk.content}"
 
 
+def _heading_text(document: Document, chunk: Chunk) -> str:
+    return f"{document.title}\n{chunk.heading}"
+
+
 @dataclass(frozen=True, eq=False)
 class DataStore:
     """An immutable snapshot of one data store.
 
     Chunks of a document are contiguous and in document order: ``chunk_document[i]`` is the
     document index of chunk ``i``, ``document_chunks[d]`` the ``(first, end)`` chunk range of
-    document ``d``.
+    document ``d``. ``heading_index`` is BM25 over each chunk's document title and heading path
+    alone (a title match is strong evidence, ``fusion.keyword_relevance``). ``semantic`` holds
+    the chunk vectors when the snapshot was built with an embedder (hybrid search), else
+    ``None`` (BM25 search).
     """
 
     id: str
     documents: tuple[Document, ...]
     chunks: tuple[Chunk, ...]
     index: ChunkIndex
+    heading_index: ChunkIndex = field(default_factory=lambda: ChunkIndex(None, 0))
+    semantic: SemanticIndex | None = None
     fingerprint: str = ""
     max_chunk_chars: int = DEFAULT_MAX_CHARS
     created: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc))
@@ -189,8 +208,9 @@ class DataStore:
         max_chunk_chars: int = DEFAULT_MAX_CHARS,
         fingerprint: str = "",
         on_progress: ProgressCallback | None = None,
+        embedder: Embedder | None = None,
     ) -> DataStore:
-        """Chunk and index ``sources``."""
+        """Chunk and index ``sources``; with an ``embedder``, embed every chunk too."""
         report = on_progress or (lambda phase, done, total: None)
         read: list[SourceDocument] = []
         for source in sources:
@@ -202,6 +222,8 @@ class DataStore:
         documents: list[Document] = []
         chunks: list[Chunk] = []
         tokens: list[list[str]] = []
+        heading_tokens: list[list[str]] = []
+        passages: list[str] = []
         total = len(read)
         for number, source in enumerate(read):
             document = source.document
@@ -224,27 +246,49 @@ class DataStore:
                 )
                 chunks.append(chunk)
                 tokens.append(tokenize(_index_text(document, chunk)))
+                heading_tokens.append(tokenize(_heading_text(document, chunk)))
+                if embedder is not None:
+                    passages.append(passage_text(document, chunk))
             if (number + 1) % 50 == 0 or number + 1 == total:
                 report("chunk", number + 1, total)
         report("index", 0, 1)
         index = ChunkIndex.build(tokens)
+        heading_index = ChunkIndex.build(heading_tokens)
         report("index", 1, 1)
+        semantic = None
+        if embedder is not None:
+            parts = []
+            for start in range(0, len(passages), _EMBED_BATCH):
+                report("embed", start, len(passages))
+                parts.append(embedder.embed_passages(passages[start : start + _EMBED_BATCH]))
+            report("embed", len(passages), len(passages))
+            vectors = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
+            semantic = SemanticIndex(embedder, vectors)
         return cls(
             id=data_store_id,
             documents=tuple(documents),
             chunks=tuple(chunks),
             index=index,
+            heading_index=heading_index,
+            semantic=semantic,
             fingerprint=fingerprint,
             max_chunk_chars=max_chunk_chars,
         )
 
     # -- persistence ----------------------------------------------------------------------------
 
+    @property
+    def embedding_model(self) -> str:
+        """The model of the chunk vectors ("" for a BM25-only snapshot)."""
+        return self.semantic.model_id if self.semantic is not None else ""
+
     def manifest(self) -> dict[str, Any]:
-        """What ``manifest.json`` records: format, tokenizer, fingerprint, sizes."""
+        """What ``manifest.json`` records: format, tokenizer, embedding model, fingerprint,
+        sizes."""
         return {
             "format": FORMAT_VERSION,
             "tokenizer": TOKENIZER_VERSION,
+            "embedding_model": self.embedding_model,
             "data_store": self.id,
             "fingerprint": self.fingerprint,
             "max_chunk_chars": self.max_chunk_chars,
@@ -265,6 +309,9 @@ class DataStore:
                 row += [c.page_start, c.page_end]
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
         self.index.save(directory / "index")
+        self.heading_index.save(directory / "heading_index")
+        if self.semantic is not None:
+            self.semantic.save(directory / "vectors")
         # The manifest is written last: a folder without one is incomplete.
         (directory / "manifest.json").write_text(
             json.dumps(self.manifest(), indent=2), encoding="utf-8"
@@ -282,8 +329,9 @@ class DataStore:
         return manifest
 
     @classmethod
-    def load(cls, directory: Path) -> DataStore:
-        """Read a snapshot written by ``save``."""
+    def load(cls, directory: Path, *, embedder: Embedder | None = None) -> DataStore:
+        """Read a snapshot written by ``save``; its chunk vectors are read when they come from
+        ``embedder``'s model (else the snapshot searches with BM25 alone)."""
         manifest = cls.read_manifest(directory)
         if manifest.get("format") != FORMAT_VERSION:
             raise CorpusError(
@@ -296,6 +344,18 @@ class DataStore:
             with (directory / "chunks.jsonl").open(encoding="utf-8") as handle:
                 chunks = tuple(Chunk(*json.loads(line)) for line in handle)
             index = ChunkIndex.load(directory / "index")
+            heading_index = ChunkIndex.load(directory / "heading_index")
+            semantic = None
+            saved_model = manifest.get("embedding_model") or ""
+            if embedder is not None and saved_model == embedder.model_id:
+                semantic = SemanticIndex.load(directory / "vectors", embedder)
+            elif saved_model:
+                logger.info(
+                    "%s: chunk vectors of %s not used (embedder: %s)",
+                    directory,
+                    saved_model,
+                    embedder.model_id if embedder is not None else "none",
+                )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CorpusError(f"{directory}: cannot read the saved data store ({exc})") from exc
         return cls(
@@ -303,6 +363,8 @@ class DataStore:
             documents=documents,
             chunks=chunks,
             index=index,
+            heading_index=heading_index,
+            semantic=semantic,
             fingerprint=manifest.get("fingerprint", ""),
             max_chunk_chars=manifest.get("max_chunk_chars", DEFAULT_MAX_CHARS),
             created=_dt.datetime.fromisoformat(manifest["created"]),

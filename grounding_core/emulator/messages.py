@@ -39,6 +39,7 @@ SearchResponse = de.SearchResponse.pb()
 CheckGroundingResponse = de.CheckGroundingResponse.pb()
 AnswerQueryResponse = de.AnswerQueryResponse.pb()
 Answer = de.Answer.pb()
+_QueryClassificationType = Answer.QueryUnderstandingInfo.QueryClassificationInfo.Type
 DkDocument = dk.Document.pb()
 DkSearchResponse = dk.SearchDocumentChunksResponse.pb()
 DkAnswerQueryResponse = dk.AnswerQueryResponse.pb()
@@ -98,6 +99,8 @@ def _rank_signals(result: Any, hit: ChunkHit | DocumentHit, boosted: bool) -> No
     signals.keyword_similarity_score = hit.keyword_score
     signals.relevance_score = hit.relevance
     signals.default_rank = float(hit.rank)
+    if hit.semantic_score is not None:
+        signals.semantic_similarity_score = hit.semantic_score
     if boosted:
         signals.boosting_factor = hit.boost
 
@@ -251,6 +254,10 @@ def discovery_answer_response(
             meta.struct_data.update(hit.document.struct_data)
     for reason in answer.skipped_reasons:
         message.answer_skipped_reasons.append(Answer.AnswerSkippedReason.Value(reason))
+    for kind, positive in answer.query_classification:
+        info = message.query_understanding_info.query_classification_info.add()
+        info.type_ = _QueryClassificationType.Value(kind)
+        info.positive = positive
     return response
 
 

@@ -1,10 +1,14 @@
 """The search engine (Search and SearchDocumentChunks semantics), pure: plain values in, records
 out, no gRPC.
 
-Ranking: BM25 relevance in [0, 1] (see ``index.py``), times the boost factor
-``1 + sum(boost of each matching condition)`` (a boost is in [-1, 1]: -1 buries, +1 doubles). An
+Ranking: the relevance in [0, 1], times the boost factor ``1 + sum(boost of each matching
+condition)`` (a boost is in [-1, 1]: -1 buries, +1 doubles). The relevance is BM25's (see
+``index.py``; raised for title matches, ``fusion.keyword_relevance``) on a BM25-only data
+store; on a data store with chunk vectors it is BM25 fused with the query's semantic similarity
+(``fusion.py``), and a chunk also matches by meaning alone. An
 empty query lists every chunk (or document) that passes the filter, in corpus order, ranked by the
-boosts alone; a query none of whose words is in the corpus finds nothing.
+boosts alone; on a BM25-only data store a query none of whose words is in the corpus finds
+nothing.
 
 Paging as documented by Google: ``page_size`` 0 means the default (50 for Discovery Engine, 5 for
 Developer Knowledge), above 100 is coerced to 100, negative is ``INVALID_ARGUMENT``; ``offset``
@@ -36,6 +40,7 @@ from .filters import (
     parse_developer_knowledge_filter,
     parse_filter,
 )
+from .fusion import fuse, keyword_relevance
 from .records import Chunk, Document
 from .tokens import tokenize
 
@@ -102,7 +107,8 @@ class SearchParams:
 
 @dataclass(frozen=True, slots=True)
 class ChunkHit:
-    """A chunk found by a search, with its scores and its neighbours."""
+    """A chunk found by a search, with its scores and its neighbours (``semantic_score``: the
+    cosine similarity to the query, ``None`` on a BM25-only data store)."""
 
     index: int
     chunk: Chunk
@@ -113,6 +119,7 @@ class ChunkHit:
     rank: int
     previous: tuple[Chunk, ...] = ()
     next: tuple[Chunk, ...] = ()
+    semantic_score: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +133,7 @@ class DocumentHit:
     boost: float
     rank: int
     chunks: tuple[Chunk, ...] = ()
+    semantic_score: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,9 +365,14 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
     size = len(store.chunks)
 
     tokens = tokenize(params.query)
+    semantic: np.ndarray | None = None
     if params.query.strip():
-        raw, relevance = store.index.scores(tokens)
-        candidate = relevance > 0
+        raw, body = store.index.scores(tokens)
+        keyword = keyword_relevance(body, store.heading_index.scores(tokens)[1])
+        if store.semantic is not None and size:
+            semantic = store.semantic.similarities(params.query)
+        fused = fuse(keyword, semantic)
+        relevance, candidate = fused.relevance, fused.candidate.copy()
     else:
         raw = relevance = np.zeros(size, dtype=np.float32)
         candidate = np.ones(size, dtype=bool)
@@ -373,7 +386,14 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
 
     if documents_mode:
         return _documents_page(
-            store, params, (candidate, raw, relevance, ranking), boosts, start, page_size, keys
+            store,
+            params,
+            (candidate, raw, relevance, ranking),
+            semantic,
+            boosts,
+            start,
+            page_size,
+            keys,
         )
 
     candidates = np.flatnonzero(candidate)
@@ -402,6 +422,7 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
                 rank=rank,
                 previous=previous,
                 next=following,
+                semantic_score=float(semantic[index]) if semantic is not None else None,
             )
         )
     end = start + len(hits)
@@ -413,6 +434,7 @@ def _documents_page(
     store: DataStore,
     params: SearchParams,
     chunk_arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    semantic: np.ndarray | None,
     boosts: np.ndarray | None,
     start: int,
     page_size: int,
@@ -429,6 +451,10 @@ def _documents_page(
     doc_raw = np.zeros(count, dtype=np.float32)
     np.maximum.at(doc_relevance, owner[chunks], relevance[chunks])
     np.maximum.at(doc_raw, owner[chunks], raw[chunks])
+    doc_semantic = None
+    if semantic is not None:
+        doc_semantic = np.full(count, -1.0, dtype=np.float32)
+        np.maximum.at(doc_semantic, owner[chunks], semantic[chunks])
     candidates = np.flatnonzero(best >= 0)
     if not params.query.strip():
         # Listing documents: every document that passes the filter, chunks or not.
@@ -454,6 +480,7 @@ def _documents_page(
                 boost=float(boosts[index]) if boosts is not None else 1.0,
                 rank=rank,
                 chunks=tuple(store.chunks[i] for i in own[:SEGMENTS_PER_DOCUMENT]),
+                semantic_score=float(doc_semantic[index]) if doc_semantic is not None else None,
             )
         )
     end_offset = start + len(hits)

@@ -52,6 +52,9 @@ DEVELOPER_KNOWLEDGE_PAGE_SIZE = 5
 _SearchRequest = de.SearchRequest.pb()
 _Mode = _SearchRequest.ContentSearchSpec.SearchResultMode
 _Threshold = _SearchRequest.RelevanceThreshold
+_AnswerQueryRequest = de.AnswerQueryRequest.pb()
+_FilteringLevel = _AnswerQueryRequest.GroundingSpec.FilteringLevel
+_ClassificationType = _AnswerQueryRequest.QueryUnderstandingSpec.QueryClassificationSpec.Type
 _VIEW_NAMES = {
     dk.DocumentView.DOCUMENT_VIEW_UNSPECIFIED: "CONTENT",
     dk.DocumentView.DOCUMENT_VIEW_BASIC: "BASIC",
@@ -144,6 +147,19 @@ class GroundedGenerationServicer:
         )
 
 
+def _filtering_level(value: int) -> str:
+    """ "LOW"/"HIGH" for a ``GroundingSpec.FilteringLevel``, "" when unspecified."""
+    name = _FilteringLevel.Name(value)
+    return "" if name == "FILTERING_LEVEL_UNSPECIFIED" else name.removeprefix("FILTERING_LEVEL_")
+
+
+def _classification_types(values: Any) -> tuple[str, ...]:
+    """The query classes asked about (``QueryClassificationSpec.Type`` names, without
+    ``TYPE_UNSPECIFIED``), in request order."""
+    names = (_ClassificationType.Name(v) for v in values)
+    return tuple(dict.fromkeys(n for n in names if n != "TYPE_UNSPECIFIED"))
+
+
 class ConversationalSearchServicer:
     """``google.cloud.discoveryengine.v1.ConversationalSearchService`` (AnswerQuery only)."""
 
@@ -171,6 +187,17 @@ class ConversationalSearchServicer:
                 order_by=search_params.order_by,
                 boosts=_boosts(search_params.boost_spec),
                 include_citations=generation.include_citations,
+                ignore_non_answer_seeking_query=generation.ignore_non_answer_seeking_query,
+                ignore_jail_breaking_query=generation.ignore_jail_breaking_query,
+                ignore_low_relevant_content=(
+                    generation.ignore_low_relevant_content
+                    if generation.HasField("ignore_low_relevant_content")
+                    else None
+                ),
+                filtering_level=_filtering_level(request.grounding_spec.filtering_level),
+                classification_types=_classification_types(
+                    request.query_understanding_spec.query_classification_spec.types
+                ),
             ),
         )
         now = _dt.datetime.now(_dt.timezone.utc)

@@ -12,6 +12,11 @@ Re-ingesting is atomic, in memory and on disk::
 
 A new snapshot is built and written completely before ``CURRENT`` and the in-memory reference are
 swapped; an error or a crash before that leaves the previous version serving.
+
+Search is hybrid (BM25 + semantic similarity) when the store has an embedder: by default the
+``semantic`` extra's model when it is installed (``embeddings.default_embedder``); chunks are
+embedded at ingest and their vectors persisted with the snapshot. A persisted snapshot is reused
+only when it was built with the same embedding model (or none, for a BM25-only store).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from .builtin import BUILTIN_DATA_STORE, BUILTIN_ENGINE, builtin_documents, buil
 from .chunking import DEFAULT_MAX_CHARS
 from .corpus import DOCUMENT_ID, SourceDocument, corpus_fingerprint, read_corpus
 from .datastore import FORMAT_VERSION, DataStore, ProgressCallback
+from .embeddings import Embedder, default_embedder
 from .errors import CorpusError, NotFound
 from .tokens import TOKENIZER_VERSION
 
@@ -59,10 +65,23 @@ class CorpusStore:
     """
 
     def __init__(
-        self, state_dir: Path | str | None = None, *, max_chunk_chars: int = DEFAULT_MAX_CHARS
+        self,
+        state_dir: Path | str | None = None,
+        *,
+        max_chunk_chars: int = DEFAULT_MAX_CHARS,
+        semantic: bool | Embedder = True,
     ) -> None:
+        """``semantic``: ``True`` embeds chunks with the default model when it is installed,
+        ``False`` keeps search BM25-only, an ``Embedder`` uses that one."""
         self.state_dir = Path(state_dir) if state_dir is not None else None
         self.max_chunk_chars = max_chunk_chars
+        self.embedder: Embedder | None
+        if semantic is True:
+            self.embedder = default_embedder()
+        elif semantic is False:
+            self.embedder = None
+        else:
+            self.embedder = semantic
         self._data_stores: dict[str, DataStore] = {}
         self._engines: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -121,10 +140,11 @@ class CorpusStore:
         with self._lock:
             self._data_stores[snapshot.id] = snapshot
         logger.info(
-            "data store %s: %d documents, %d chunks",
+            "data store %s: %d documents, %d chunks, %s search",
             snapshot.id,
             len(snapshot.documents),
             len(snapshot.chunks),
+            f"hybrid ({snapshot.embedding_model})" if snapshot.semantic is not None else "BM25",
         )
         return snapshot
 
@@ -164,6 +184,7 @@ class CorpusStore:
                 max_chunk_chars=self.max_chunk_chars,
                 fingerprint=fingerprint or "",
                 on_progress=on_progress,
+                embedder=self.embedder,
             )
             logger.info(
                 "ingested data store %s in %.2f s", data_store_id, time.perf_counter() - started
@@ -221,7 +242,7 @@ class CorpusStore:
         version = self.current_version(data_store_id)
         if version is None:
             raise NotFound(f"data store {data_store_id!r} has no persisted index")
-        snapshot = DataStore.load(version)
+        snapshot = DataStore.load(version, embedder=self.embedder)
         with self._lock:
             self._data_stores[data_store_id] = snapshot
         return snapshot
@@ -249,10 +270,11 @@ class CorpusStore:
             "tokenizer": TOKENIZER_VERSION,
             "fingerprint": fingerprint,
             "max_chunk_chars": self.max_chunk_chars,
+            "embedding_model": self.embedder.model_id if self.embedder is not None else "",
         }
-        if any(manifest.get(key) != value for key, value in wanted.items()):
+        if any(manifest.get(key, "") != value for key, value in wanted.items()):
             return None
-        snapshot = DataStore.load(version)
+        snapshot = DataStore.load(version, embedder=self.embedder)
         logger.info("reloaded data store %s from %s", data_store_id, version)
         return snapshot
 

@@ -149,3 +149,64 @@ async def test_async_client(de_async_clients):
     )
     assert "👩‍🚀👨‍🚀" in response.answer.answer_text
     check_citations(response.answer)
+
+
+NON_ANSWER_SEEKING = de.Answer.AnswerSkippedReason.NON_ANSWER_SEEKING_QUERY_IGNORED
+CLASSES = de.AnswerQueryRequest.QueryUnderstandingSpec.QueryClassificationSpec.Type
+
+
+def test_non_answer_seeking_query_is_skipped_and_classified(answer_client):
+    answer = ask(
+        answer_client,
+        "hello there!",
+        answer_generation_spec={"include_citations": True, "ignore_non_answer_seeking_query": True},
+        query_understanding_spec={
+            "query_classification_spec": {
+                "types": [CLASSES.NON_ANSWER_SEEKING_QUERY, CLASSES.JAIL_BREAKING_QUERY]
+            }
+        },
+    )
+    assert answer.answer_text == ""
+    assert list(answer.answer_skipped_reasons) == [NON_ANSWER_SEEKING]
+    info = answer.query_understanding_info.query_classification_info
+    assert [(i.type_.name, i.positive) for i in info] == [
+        ("NON_ANSWER_SEEKING_QUERY", True),
+        ("JAIL_BREAKING_QUERY", False),
+    ]
+
+
+def test_answer_seeking_query_is_classified_negative(answer_client):
+    answer = ask(
+        answer_client,
+        "What does the yield statement do?",
+        answer_generation_spec={"include_citations": True, "ignore_non_answer_seeking_query": True},
+        query_understanding_spec={
+            "query_classification_spec": {"types": [CLASSES.NON_ANSWER_SEEKING_QUERY]}
+        },
+    )
+    assert "yield" in answer.answer_text
+    info = answer.query_understanding_info.query_classification_info
+    assert [(i.type_.name, i.positive) for i in info] == [("NON_ANSWER_SEEKING_QUERY", False)]
+
+
+def test_answer_sentences_are_not_repeated(answer_client):
+    answer = ask(answer_client, "How does the with statement work?")
+    encoded = answer.answer_text.encode("utf-8")
+    cited = [encoded[c.start_index : c.end_index].decode() for c in answer.citations]
+    assert cited
+    assert len(cited) == len(set(cited))
+    assert answer.answer_text == " ".join(cited)
+    check_citations(answer)
+    assert answer.references[0].chunk_info.document_metadata.uri.endswith(
+        "/reference/compound_stmts.html#with"
+    )
+
+
+def test_combining_marks_answer_has_byte_offsets(answer_client):
+    answer = ask(answer_client, "Zoë croissant morning", parent="test-docs", kind="dataStores")
+    assert "Zoe\u0308 orders a croissant every morning." in answer.answer_text
+    check_citations(answer)
+    encoded = answer.answer_text.encode("utf-8")
+    assert len(encoded) > len(answer.answer_text)
+    last = answer.citations[-1]
+    assert last.end_index == len(encoded)

@@ -6,11 +6,16 @@ import importlib
 import pytest
 
 MODULES = [
+    "grounding_core.emulator.answer_sentences",
     "grounding_core.emulator.datastore",
+    "grounding_core.emulator.embeddings",
     "grounding_core.emulator.faults",
+    "grounding_core.emulator.fusion",
+    "grounding_core.emulator.query_classes",
     "grounding_core.emulator.records",
     "grounding_core.emulator.store",
     "grounding_core.emulator.tokens",
+    "grounding_core.emulator.unwrap",
 ]
 
 

@@ -1,0 +1,107 @@
+"""The retrieval evaluation set over the built-in corpus, and its metrics.
+
+``tests/data/retrieval_eval.jsonl`` holds natural questions about the Python language reference
+(the emulator's built-in ``python-docs`` data store), most of them paraphrased (they avoid the
+words of the text that answers them), each with the ids of the documents that answer it. Split
+``design`` was written before the hybrid retrieval was designed and looked at while designing it;
+split ``heldout`` was written after the design was settled, and never used to change it.
+
+A search returns chunks; a question's ranking is its distinct documents in the order of their
+best chunk. Metrics, averaged over questions:
+
+- ``recall@5``: the share of questions with a relevant document among the first five;
+- ``MRR@10``: the reciprocal rank of the first relevant document among the first ten (0 when
+  there is none).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from grounding_core.emulator import DataStore
+from grounding_core.emulator.search_engine import SearchParams, chunk_hits, search
+
+__all__ = ["EVAL_FILE", "Question", "Scores", "evaluate", "load_questions", "ranked_documents"]
+
+EVAL_FILE = Path(__file__).resolve().parents[1] / "tests" / "data" / "retrieval_eval.jsonl"
+_CHUNKS_SEARCHED = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One labeled question."""
+
+    id: str
+    split: str
+    question: str
+    relevant: tuple[str, ...]
+    paraphrased: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """The metrics of one run over some questions; ``misses`` are the ids of the questions with
+    no relevant document in the first five."""
+
+    count: int
+    recall_at_5: float
+    mrr_at_10: float
+    misses: tuple[str, ...]
+
+
+def load_questions(path: Path = EVAL_FILE, split: str | None = None) -> list[Question]:
+    """The questions of the evaluation set (of one split, when given)."""
+    questions = []
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                questions.append(
+                    Question(
+                        row["id"],
+                        row["split"],
+                        row["question"],
+                        tuple(row["relevant"]),
+                        row["paraphrased"],
+                    )
+                )
+    return [q for q in questions if split is None or q.split == split]
+
+
+def ranked_documents(snapshot: DataStore, query: str, limit: int = 10) -> list[str]:
+    """The first ``limit`` distinct document ids of a CHUNKS search, in order of their best
+    chunk."""
+    page = search(snapshot, SearchParams(query=query, page_size=_CHUNKS_SEARCHED, mode="chunks"))
+    ranked: list[str] = []
+    for hit in chunk_hits(page):
+        if hit.document.id not in ranked:
+            ranked.append(hit.document.id)
+        if len(ranked) == limit:
+            break
+    return ranked
+
+
+def evaluate(snapshot: DataStore, questions: Sequence[Question]) -> Scores:
+    """recall@5 and MRR@10 of ``snapshot``'s search over ``questions``."""
+    found = 0
+    reciprocal = 0.0
+    misses = []
+    for question in questions:
+        ranked = ranked_documents(snapshot, question.question)
+        position = next((i for i, d in enumerate(ranked) if d in question.relevant), None)
+        if position is not None and position < 5:
+            found += 1
+        else:
+            misses.append(question.id)
+        if position is not None:
+            reciprocal += 1.0 / (position + 1)
+    count = len(questions)
+    return Scores(
+        count,
+        found / count if count else 0.0,
+        reciprocal / count if count else 0.0,
+        tuple(misses),
+    )

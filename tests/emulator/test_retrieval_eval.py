@@ -1,0 +1,62 @@
+"""The retrieval evaluation set, run on the built-in corpus in whatever search mode is installed
+(BM25, or hybrid with the ``semantic`` extra): each mode must keep its floor.
+
+The floors sit a little under the measured values (``python -m benchmarks --only retrieval``
+prints them), so that a regression fails here and noise does not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.retrieval_eval import evaluate, load_questions
+
+# mode -> (recall@5, MRR@10) that the whole set must keep.
+FLOORS = {"bm25": (0.80, 0.60), "hybrid": (0.90, 0.72)}
+
+
+def test_eval_set_is_labeled_and_mostly_paraphrased():
+    questions = load_questions()
+    assert len(questions) >= 60
+    assert len({q.id for q in questions}) == len(questions)
+    assert sum(q.paraphrased for q in questions) > 0.8 * len(questions)
+    held_out = [q for q in questions if q.split == "heldout"]
+    assert len(held_out) >= len(questions) // 3
+    assert all(q.relevant for q in questions)
+
+
+def test_every_label_names_a_builtin_document(emulator):
+    snapshot = emulator.store.get("python-docs")
+    ids = {d.id for d in snapshot.documents}
+    assert {d for q in load_questions() for d in q.relevant} <= ids
+
+
+def test_retrieval_quality_keeps_its_floor(emulator):
+    snapshot = emulator.store.get("python-docs")
+    mode = "bm25" if snapshot.semantic is None else "hybrid"
+    scores = evaluate(snapshot, load_questions())
+    recall, mrr = FLOORS[mode]
+    assert scores.recall_at_5 >= recall, (mode, scores)
+    assert scores.mrr_at_10 >= mrr, (mode, scores)
+
+
+@pytest.mark.parametrize(
+    ("query", "document"),
+    [("for statement", "for"), ("while loop", "while"), ("try statement", "try")],
+)
+def test_specific_topics_rank_first(emulator, query, document):
+    from benchmarks.retrieval_eval import ranked_documents
+
+    snapshot = emulator.store.get("python-docs")
+    assert ranked_documents(snapshot, query)[0] == document
+
+
+def test_quality_benchmark_quick_run():
+    from benchmarks import bench_retrieval_quality
+
+    rows = bench_retrieval_quality.run(quick=True)
+    metrics = {(row.case, row.metric) for row in rows}
+    mode = "BM25" if all(row.baseline is None for row in rows) else "hybrid"
+    assert ("all (66 questions)", f"recall@5 ({mode})") in metrics
+    assert ("held-out (22 questions)", f"MRR@10 ({mode})") in metrics
+    assert all(row.value > 0 for row in rows)
