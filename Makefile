@@ -18,7 +18,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed
-	$(BIN)/python examples/demo.py
+	$(BIN)/python -m examples.demo
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest

@@ -4,7 +4,7 @@ Runs offline: it starts the local emulator on its built-in corpus (the Python la
 reference). To use Google Cloud instead, drop the emulator and pass your project and data
 store (see examples/google_cloud.py).
 
-    python examples/langchain_rag.py "How does the with statement work?"
+    python -m examples.langchain_rag "How does the with statement work?"
 """
 
 from __future__ import annotations

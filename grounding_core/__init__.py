@@ -11,6 +11,7 @@ libraries; the LangChain and LlamaIndex adapters receive the records defined her
 >>> chunks = search_chunks(clients, target, "what is a generator?")  # doctest: +SKIP
 """
 
+from .annotate import DEFAULT_WEAK_BELOW, support_level
 from .answers import (
     aanswer_developer_query,
     aanswer_query,
@@ -38,6 +39,7 @@ from .errors import (
 )
 from .facts import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, MAX_FACTS
 from .grounding import acheck_grounding, check_grounding
+from .html_report import answer_html, grounding_html
 from .metadata import answer_metadata, chunk_metadata, grounding_metadata, grounding_source
 from .offsets import Utf8Offsets
 from .records import (
@@ -69,9 +71,11 @@ from .settings import (
     resolve_project,
 )
 from .specs import AnswerSpec, ChunkSearchSpec, DeveloperKnowledgeSearchSpec, GroundingSpec
+from .terminal import answer_rich, grounding_rich
 
 __all__ = [
     "DEFAULT_MIN_SUPPORT_SCORE",
+    "DEFAULT_WEAK_BELOW",
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
     "DISCOVERYENGINE_EMULATOR_HOST",
     "MAX_ANSWER_TOKENS",
@@ -116,18 +120,23 @@ __all__ = [
     "aanswer_query",
     "acheck_grounding",
     "answer_developer_query",
+    "answer_html",
     "answer_markdown",
     "answer_metadata",
     "answer_query",
+    "answer_rich",
     "asearch_chunks",
     "asearch_developer_knowledge",
     "check_grounding",
     "chunk_metadata",
     "grounding_config_path",
+    "grounding_html",
     "grounding_markdown",
     "grounding_metadata",
+    "grounding_rich",
     "grounding_source",
     "resolve_project",
     "search_chunks",
     "search_developer_knowledge",
+    "support_level",
 ]

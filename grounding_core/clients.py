@@ -31,6 +31,7 @@ from typing import Any, ClassVar, TypeVar, cast
 import grpc
 from google.api_core.client_options import ClientOptions
 from google.auth.credentials import AnonymousCredentials, Credentials
+from google.auth.exceptions import DefaultCredentialsError
 from google.cloud import discoveryengine_v1
 from google.developer_knowledge_v1 import DeveloperKnowledgeAsyncClient, DeveloperKnowledgeClient
 
@@ -150,7 +151,14 @@ class _Clients:
         }
         if self._credentials is not None:
             kwargs["credentials"] = self._credentials
-        return client_cls(**kwargs)
+        try:
+            return client_cls(**kwargs)
+        except DefaultCredentialsError as exc:
+            raise ConfigurationError(
+                f"no Google Cloud credentials for {self.endpoint}: run `gcloud auth "
+                "application-default login`, pass credentials=..., or use the emulator "
+                f"(emulator_host=... or ${self.emulator_env_var})"
+            ) from exc
 
     def get(self, client_cls: type[ClientT]) -> ClientT:
         """The (cached) sync client of class ``client_cls``."""

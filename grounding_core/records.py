@@ -212,6 +212,16 @@ class GroundingResult(_Record):
         """Claims that needed (and got) a grounding check."""
         return tuple(c for c in self.claims if c.grounding_check_required)
 
+    def _repr_html_(self) -> str:
+        from .html_report import grounding_html
+
+        return grounding_html(self, full_document=False)
+
+    def __rich__(self) -> Any:
+        from .terminal import grounding_rich
+
+        return grounding_rich(self)
+
 
 @dataclass(frozen=True, slots=True)
 class AnswerCitation(_Record):
@@ -264,3 +274,13 @@ class GroundedAnswer(_Record):
     def skipped(self) -> bool:
         """True when the service gave no answer (see ``skipped_reasons``)."""
         return bool(self.skipped_reasons)
+
+    def _repr_html_(self) -> str:
+        from .html_report import answer_html
+
+        return answer_html(self, full_document=False)
+
+    def __rich__(self) -> Any:
+        from .terminal import answer_rich
+
+        return answer_rich(self)

@@ -18,10 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
+from rich.console import RenderableType
+from rich.text import Text
+
+from .annotate import DEFAULT_WEAK_BELOW
 from .errors import UngroundedAnswerError
+from .html_report import check_failed_html, grounding_html
 from .metadata import grounding_metadata
 from .records import Claim, ClaimStatus, GroundingResult, GroundingSource
 from .render import grounding_markdown
+from .terminal import grounding_rich
 
 __all__ = [
     "DEFAULT_MIN_SUPPORT_SCORE",
@@ -118,6 +124,46 @@ class GroundingReport(Generic[S]):
         if self.result is None:
             return ""
         return grounding_markdown(self.result, self.grounding_sources)
+
+    def html(
+        self,
+        *,
+        title: str = "Grounding report",
+        question: str | None = None,
+        weak_below: float = DEFAULT_WEAK_BELOW,
+        full_document: bool = True,
+    ) -> str:
+        """A self-contained HTML report: claims highlighted by support, their cited sources.
+
+        See ``grounding_core.html_report``; ``full_document=False`` gives an embeddable
+        fragment. In a notebook the report shows itself (``_repr_html_``).
+
+        >>> from pathlib import Path
+        >>> Path("report.html").write_text(report.html(), encoding="utf-8")  # doctest: +SKIP
+        """
+        if self.result is None:
+            error = self.error or "no result"
+            return check_failed_html(error, title=title, full_document=full_document)
+        return grounding_html(
+            self.result,
+            self.grounding_sources,
+            title=title,
+            question=question,
+            weak_below=weak_below,
+            min_support_score=self.min_support_score,
+            full_document=full_document,
+        )
+
+    def _repr_html_(self) -> str:
+        return self.html(full_document=False)
+
+    def __rich__(self) -> RenderableType:
+        """The terminal view: ``rich.print(report)`` (see ``grounding_core.terminal``)."""
+        if self.result is None:
+            return Text(f"The grounding check failed: {self.error}", style="bold red")
+        return grounding_rich(
+            self.result, self.grounding_sources, min_support_score=self.min_support_score
+        )
 
     def metadata(self) -> dict[str, Any]:
         """JSON-safe metadata: ``grounding_metadata`` plus ``passed`` and ``error``."""

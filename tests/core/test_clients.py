@@ -139,3 +139,15 @@ def test_async_clients_are_per_event_loop():
 def test_async_client_needs_a_running_loop():
     with pytest.raises(RuntimeError, match="no running event loop"):
         DiscoveryEngineClients(emulator_host="localhost:1").search_async()
+
+
+def test_missing_credentials_say_what_to_do(monkeypatch):
+    import google.auth
+    from google.auth.exceptions import DefaultCredentialsError
+
+    def no_credentials(*args, **kwargs):
+        raise DefaultCredentialsError("Your default credentials were not found.")
+
+    monkeypatch.setattr(google.auth, "default", no_credentials)
+    with pytest.raises(ConfigurationError, match="run `gcloud auth application-default login`"):
+        DiscoveryEngineClients(location="eu").search()

@@ -6,13 +6,16 @@ import importlib
 import pytest
 
 MODULES = [
+    "grounding_core.annotate",
     "grounding_core.clients",
+    "grounding_core.html_report",
     "grounding_core.metadata",
     "grounding_core.offsets",
     "grounding_core.render",
     "grounding_core.report",
     "grounding_core.settings",
     "grounding_core.specs",
+    "grounding_core.terminal",
 ]
 
 

@@ -1,24 +1,9 @@
-"""The offline demo and the emulator scale benchmark run (tiny inputs, no timing asserted)."""
+"""The emulator scale benchmark runs (tiny inputs, no timing asserted); the demo is tested in
+tests/examples/."""
 
 from __future__ import annotations
 
-import runpy
-from pathlib import Path
-
 from benchmarks import bench_emulator_scale
-
-DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.py"
-
-
-def test_demo_prints_a_cited_answer_and_a_check(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "250")
-    runpy.run_path(str(DEMO), run_name="__main__")
-    out = capsys.readouterr().out
-    assert "1. Chunk search" in out
-    assert "simple_stmts.html#yield" in out
-    assert "[1]" in out
-    assert "support score 0.50" in out
-    assert "unsupported: Generators were invented in 1970" in out
 
 
 def test_scale_benchmark_quick():

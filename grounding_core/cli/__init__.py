@@ -1,0 +1,76 @@
+"""The ``grounding`` command: run the emulator, ingest a corpus, search, answer and check.
+
+::
+
+    grounding serve [--corpus [ID=]PATH]... [--engine E=D]... [--port 8123]
+    grounding ingest --corpus PATH --data-store ID [--state-dir DIR]
+    grounding search "what is a generator?" [--data-store ID | --engine ID] [-k 5] [--json]
+    grounding answer "how do I open a file?" [--api developer-knowledge] [--html FILE]
+    grounding check "Paris is in France." --fact "Paris is the capital of France."
+    grounding check --answer-file answer.txt --search "with statement" --html report.html
+
+``serve`` binds to 127.0.0.1 (another address needs ``--allow-remote``) and serves the built-in
+Python docs as ``python-docs`` (engine ``python-docs-app``) unless ``--no-builtin``. ``search``,
+``answer`` and ``check`` take the same connection flags as the Python settings
+(``--project``, ``--location``, ``--emulator-host``, ``--timeout``) and talk to the emulator
+named by ``--emulator-host`` or ``$DISCOVERYENGINE_EMULATOR_HOST``, else to Google Cloud.
+
+An error is one line on stderr (``-vv`` logs the details) and exit status 2; ``check
+--fail-under SCORE`` exits with 1 when the answer's support score is below ``SCORE``.
+
+>>> main(["check", "--help"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+from google.auth.exceptions import GoogleAuthError
+from rich.console import Console
+
+from grounding_core.emulator.errors import EmulatorError
+from grounding_core.errors import GroundingError
+
+from .emulator_commands import default_state_dir
+from .errors import UsageError
+from .parser import build_parser
+
+__all__ = ["build_parser", "default_state_dir", "main"]
+
+logger = logging.getLogger(__name__)
+
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+# What a user can cause and fix: reported in one line. Anything else is a bug: a traceback.
+_USER_ERRORS = (GroundingError, EmulatorError, UsageError, GoogleAuthError, OSError, ValueError)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``grounding`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    console = Console()
+    try:
+        status: int = args.run(args, console)
+    except _USER_ERRORS as exc:
+        errors = Console(stderr=True, soft_wrap=True, highlight=False)
+        errors.print(f"[bold red]error:[/] {_one_line(exc)}", markup=True, emoji=False)
+        logger.debug("details of the error", exc_info=True)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        Console(stderr=True).print("interrupted")
+        return EXIT_INTERRUPTED
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""``grounding check``: check an answer against facts with CheckGrounding.
+
+The answer comes from the argument, ``--answer-file FILE`` or stdin (``-``, or a pipe); the
+facts from ``--fact TEXT``, ``--facts FILE`` and ``--search QUERY`` (the top ``-k`` chunks of
+the data store or engine), in that order. Fact files:
+
+- ``.jsonl``: one fact per line, ``{"text": ..., "title": ..., "source": ...}`` (any other keys
+  become the fact's attributes);
+- ``.json``: a list of such objects, or of strings;
+- anything else: plain text, one fact per paragraph (blank-line separated), titled
+  ``{file name} ¶{n}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from grounding_core.grounding import check_grounding
+from grounding_core.metadata import chunk_metadata, grounding_source
+from grounding_core.records import GroundingSource
+from grounding_core.report import DEFAULT_MIN_SUPPORT_SCORE, GroundingReport
+from grounding_core.specs import GroundingSpec
+from grounding_core.terminal import grounding_rich
+
+from .connection import call_options, discovery_engine_clients, grounding_config
+from .errors import UsageError
+from .output import note_console, write_html, write_json
+from .query_commands import search
+
+__all__ = ["facts_from_file", "read_answer", "run_check"]
+
+_PARAGRAPHS = re.compile(r"\n\s*\n")
+
+
+def read_answer(args: argparse.Namespace) -> str:
+    """The answer to check: the argument, ``--answer-file`` (``-`` = stdin) or stdin."""
+    if args.answer_file is not None and args.answer is not None:
+        raise UsageError("give the answer once: as an argument or with --answer-file, not both")
+    if args.answer_file not in (None, "-"):
+        text = Path(args.answer_file).read_text(encoding="utf-8")
+    elif args.answer is not None and args.answer != "-":
+        text = args.answer
+    elif args.answer == "-" or args.answer_file == "-" or not sys.stdin.isatty():
+        text = sys.stdin.read()
+    else:
+        raise UsageError("no answer: give it as an argument, with --answer-file FILE, or on stdin")
+    if not text.strip():
+        raise UsageError("the answer to check is empty")
+    return text.strip()
+
+
+def _fact(value: Any, where: str) -> GroundingSource:
+    if isinstance(value, str):
+        return GroundingSource(value)
+    if isinstance(value, dict):
+        text = value.get("text", value.get("content"))
+        if isinstance(text, str):
+            metadata = {k: v for k, v in value.items() if k not in ("text", "content")}
+            return grounding_source(text, metadata)
+    raise UsageError(f'{where}: expected a string or an object with a "text" string')
+
+
+def facts_from_file(path: Path) -> list[GroundingSource]:
+    """The facts of one file (see the module docstring for the formats)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        facts = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise UsageError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+                facts.append(_fact(value, f"{path}:{number}"))
+        return facts
+    if path.suffix == ".json":
+        try:
+            values = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from exc
+        if not isinstance(values, list):
+            raise UsageError(f"{path}: expected a JSON list of facts")
+        return [_fact(v, f"{path}[{i}]") for i, v in enumerate(values)]
+    uri = path.resolve().as_uri()
+    paragraphs = [p.strip() for p in _PARAGRAPHS.split(text) if p.strip()]
+    return [
+        GroundingSource(p, {"title": f"{path.name} ¶{n}", "source": uri})
+        for n, p in enumerate(paragraphs, start=1)
+    ]
+
+
+def _sources(args: argparse.Namespace) -> list[GroundingSource]:
+    sources = [
+        GroundingSource(text, {"title": f"fact {n}"})
+        for n, text in enumerate(args.fact or [], start=1)
+    ]
+    for name in args.facts or []:
+        sources += facts_from_file(Path(name))
+    if args.search:
+        chunks = search(args, args.search, args.k)
+        sources += [grounding_source(c.content, chunk_metadata(c)) for c in chunks]
+    if not sources:
+        raise UsageError("no facts to check against: give --fact TEXT, --facts FILE or --search")
+    return sources
+
+
+def run_check(args: argparse.Namespace, console: Console) -> int:
+    """Check the answer; print the report; exit 1 if ``--fail-under`` is not reached."""
+    answer = read_answer(args)
+    sources = _sources(args)
+    clients = discovery_engine_clients(args)
+    try:
+        spec = GroundingSpec(
+            citation_threshold=args.citation_threshold, enable_claim_level_score=True
+        )
+        result = check_grounding(
+            clients, grounding_config(args, clients), answer, sources, spec, call_options(args)
+        )
+    finally:
+        clients.close()
+    minimum = DEFAULT_MIN_SUPPORT_SCORE if args.fail_under is None else args.fail_under
+    report = GroundingReport(result, tuple(sources), tuple(sources), min_support_score=minimum)
+    if args.json:
+        write_json(
+            {"answer": answer, **report.metadata(), "sources": [s.to_dict() for s in sources]}
+        )
+    elif args.markdown:
+        console.print(report.markdown(), markup=False, highlight=False, soft_wrap=True)
+    else:
+        console.print(
+            grounding_rich(result, sources, weak_below=args.weak_below, min_support_score=minimum)
+        )
+    if args.html:
+        html = report.html(question=args.question or args.search, weak_below=args.weak_below)
+        write_html(args.html, html, note_console(console, json_output=args.json))
+    if args.fail_under is not None and not report.passed:
+        return 1
+    return 0

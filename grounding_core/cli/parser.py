@@ -1,0 +1,252 @@
+"""The ``grounding`` argument parser: one sub-command per job, flags named as the Python
+settings are (``--project``, ``--location``, ``--data-store``, ``--engine``,
+``--emulator-host``, ``--timeout``...)."""
+
+from __future__ import annotations
+
+import argparse
+from importlib import metadata
+
+from grounding_core.annotate import DEFAULT_WEAK_BELOW
+from grounding_core.settings import (
+    DEFAULT_GROUNDING_CONFIG,
+    DEFAULT_LOCATION,
+    DEFAULT_SERVING_CONFIG,
+)
+
+from .check_command import run_check
+from .emulator_commands import default_state_dir, run_ingest, run_serve
+from .query_commands import DEVELOPER_KNOWLEDGE, run_answer, run_search
+
+__all__ = ["build_parser"]
+
+DESCRIPTION = """\
+Google's grounding APIs from the command line, on the local emulator or on Google Cloud.
+
+  grounding serve                                   run the emulator (built-in Python docs)
+  grounding search "what is a generator?"           chunks of a data store or engine
+  grounding answer "how do I open a file?"          a grounded answer with citations
+  grounding check "Paris is in France." --fact "Paris is the capital of France."
+  echo "$ANSWER" | grounding check --search "with statement" --html report.html
+
+search, answer and check use the emulator named by --emulator-host or
+$DISCOVERYENGINE_EMULATOR_HOST, else Google Cloud (application default credentials).
+Exit status: 0 ok, 1 check below --fail-under, 2 error, 130 interrupted.
+"""
+
+
+def _version() -> str:
+    try:
+        return metadata.version("grounding-kit")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _engine_pair(value: str) -> tuple[str, str]:
+    key, sep, rest = value.partition("=")
+    if not sep or not key or not rest:
+        raise argparse.ArgumentTypeError(f"--engine must look like ENGINE=DATASTORE, got {value!r}")
+    return key, rest
+
+
+def _score(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {value!r}") from exc
+    if not 0.0 <= number <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {value}")
+    return number
+
+
+def _connection_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("connection (as in the Python settings)")
+    group.add_argument(
+        "--emulator-host",
+        "--emulator",
+        dest="emulator_host",
+        metavar="HOST:PORT",
+        help="the emulator (default: $DISCOVERYENGINE_EMULATOR_HOST; unset: Google Cloud)",
+    )
+    group.add_argument(
+        "--project", help="Google Cloud project (default: $GOOGLE_CLOUD_PROJECT or ADC's)"
+    )
+    group.add_argument(
+        "--location", default=DEFAULT_LOCATION, help="global, us, eu, ... (default: global)"
+    )
+    group.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds per attempt (default: 30)"
+    )
+    group.add_argument("--no-retry", action="store_true", help="do not retry transient failures")
+
+
+def _target_args(parser: argparse.ArgumentParser, *, api: bool) -> None:
+    group = parser.add_argument_group("what to search")
+    which = group.add_mutually_exclusive_group()
+    which.add_argument(
+        "--data-store", metavar="ID", help="data store id (emulator default: python-docs)"
+    )
+    which.add_argument("--engine", dest="engine_id", metavar="ID", help="engine (app) id")
+    group.add_argument("--collection", metavar="ID", help="default: default_collection")
+    group.add_argument(
+        "--serving-config",
+        default=DEFAULT_SERVING_CONFIG,
+        metavar="ID",
+        help=f"serving config id (default: {DEFAULT_SERVING_CONFIG})",
+    )
+    group.add_argument("--filter", default="", help='e.g. category: ANY("statements")')
+    if api:
+        group.add_argument(
+            "--api",
+            choices=("discovery-engine", DEVELOPER_KNOWLEDGE),
+            default="discovery-engine",
+            help="Discovery Engine (default) or Google's Developer Knowledge API",
+        )
+
+
+def _output_args(parser: argparse.ArgumentParser, *, html: bool) -> None:
+    group = parser.add_argument_group("output")
+    formats = group.add_mutually_exclusive_group()
+    formats.add_argument("--json", action="store_true", help="print JSON (for scripts)")
+    if html:
+        formats.add_argument("--markdown", action="store_true", help="print Markdown")
+        group.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
+
+
+def _corpus_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--corpus",
+        action="append",
+        metavar="[ID=]PATH",
+        help="a folder (Markdown, text, HTML, PDF) or a .jsonl file; repeatable",
+    )
+    parser.add_argument("--data-store", help="data store id of the corpus (default: its name)")
+    parser.add_argument(
+        "--state-dir", help=f"where indexes are kept (default {default_state_dir()})"
+    )
+    parser.add_argument("--no-state", action="store_true", help="keep indexes in memory only")
+    parser.add_argument("--base-uri", help="URI prefix of folder documents (default file://)")
+    parser.add_argument("--max-chunk-chars", type=int, default=1000, help="chunk size limit")
+
+
+def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from grounding_core.emulator.server import DEFAULT_PORT
+
+    serve = commands.add_parser("serve", help="run the emulator", description=run_serve.__doc__)
+    _corpus_args(serve)
+    serve.add_argument("--engine", action="append", type=_engine_pair, metavar="ENGINE=DATASTORE")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow a non-loopback --host (no auth!)"
+    )
+    serve.add_argument("--no-builtin", action="store_true", help="do not serve python-docs")
+    serve.add_argument(
+        "--developer-knowledge-store",
+        default="python-docs",
+        metavar="ID",
+        help="data store behind the Developer Knowledge service",
+    )
+    serve.set_defaults(run=run_serve)
+
+    ingest = commands.add_parser(
+        "ingest", help="build and persist the index of a corpus", description=run_ingest.__doc__
+    )
+    _corpus_args(ingest)
+    ingest.add_argument("--force", action="store_true", help="re-ingest even if unchanged")
+    ingest.set_defaults(run=run_ingest)
+
+
+def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    search = commands.add_parser("search", help="search chunks", description=run_search.__doc__)
+    search.add_argument("query")
+    search.add_argument("-k", "--k", type=int, default=5, help="number of results (default 5)")
+    search.add_argument("--mode", choices=("chunks", "documents"), default="chunks")
+    search.add_argument(
+        "--relevance-threshold", choices=("lowest", "low", "medium", "high"), default=None
+    )
+    _target_args(search, api=True)
+    _connection_args(search)
+    _output_args(search, html=False)
+    search.set_defaults(run=run_search)
+
+    answer = commands.add_parser(
+        "answer", help="answer a question with citations", description=run_answer.__doc__
+    )
+    answer.add_argument("query")
+    answer.add_argument(
+        "--max-return-results", type=int, default=10, help="chunks the answer may use"
+    )
+    _target_args(answer, api=True)
+    _connection_args(answer)
+    _output_args(answer, html=True)
+    answer.set_defaults(run=run_answer)
+
+
+def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser(
+        "check",
+        help="check an answer against facts",
+        description=run_check.__doc__,
+        epilog="Fact files: .jsonl (one {text, title, source} per line), .json (a list), "
+        "or text (one fact per paragraph).",
+    )
+    check.add_argument("answer", nargs="?", help="the answer; '-' or omitted: read stdin")
+    check.add_argument("--answer-file", metavar="FILE", help="read the answer from FILE")
+    facts = check.add_argument_group("facts")
+    facts.add_argument("--fact", action="append", metavar="TEXT", help="a fact; repeatable")
+    facts.add_argument(
+        "--facts",
+        "--facts-file",
+        dest="facts",
+        action="append",
+        metavar="FILE",
+        help="facts from a .jsonl, .json or text file; repeatable",
+    )
+    facts.add_argument(
+        "--search", metavar="QUERY", help="facts: the top -k chunks of a search for QUERY"
+    )
+    facts.add_argument("-k", "--k", type=int, default=5, help="chunks for --search (default 5)")
+    check.add_argument(
+        "--citation-threshold", type=_score, default=0.6, help="cite facts scoring at least this"
+    )
+    check.add_argument(
+        "--weak-below",
+        type=_score,
+        default=DEFAULT_WEAK_BELOW,
+        help=f"supported claims scoring below this show as weak (default {DEFAULT_WEAK_BELOW})",
+    )
+    check.add_argument(
+        "--fail-under",
+        type=_score,
+        metavar="SCORE",
+        help="exit with status 1 when the support score is below SCORE",
+    )
+    check.add_argument("--question", help="the question the answer answers (for the report)")
+    check.add_argument(
+        "--grounding-config",
+        default=DEFAULT_GROUNDING_CONFIG,
+        metavar="ID",
+        help=f"grounding config id (default: {DEFAULT_GROUNDING_CONFIG})",
+    )
+    _target_args(check, api=False)
+    check.set_defaults(api="discovery-engine", mode="chunks", relevance_threshold=None)
+    _connection_args(check)
+    _output_args(check, html=True)
+    check.set_defaults(run=run_check)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``grounding``."""
+    parser = argparse.ArgumentParser(
+        prog="grounding",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_serve(commands)
+    _add_search_and_answer(commands)
+    _add_check(commands)
+    return parser

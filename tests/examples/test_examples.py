@@ -1,0 +1,104 @@
+"""Every example runs offline and prints what it promises (values, not just "it ran")."""
+
+from __future__ import annotations
+
+import re
+
+CAUGHT = "The with statement was added in Python 1.0."
+
+
+def test_demo(run_example, tmp_path):
+    out = run_example("demo", "--out", str(tmp_path))
+    assert re.search(r"Emulator on 127\.0\.0\.1:\d+: python-docs, \d+ documents, \d+ chunks", out)
+    sections = [line for line in out.splitlines() if re.match(r"^\d\. ", line)]
+    assert sections == [
+        "1. Retrieve chunks with DiscoveryEngineRetriever",
+        "2. Answer with a RAG chain, the grounding callback attached",
+        "3. Catch a made-up claim (this model adds one sentence)",
+        "4. HTML report (open it; click a claim to see its sources):",
+    ]
+    retrieve, honest, inventive, written = re.split(r"\n\d\. ", out)[1:]
+    assert retrieve.count("https://docs.python.org/3.") == 3
+    assert "compound_stmts.html#with" in retrieve
+    # The honest answer: every claim supported.
+    assert "Support score 1.00 · passed (minimum 0.80)" in honest
+    assert re.search(r"\n(\d) supported · 0 weak · 0 unsupported · 0 not checked\n", honest)
+    assert "[unsupported]" not in honest
+    # The made-up claim is caught, and the answer fails the check.
+    assert re.search(r"Support score 0\.\d\d · below the minimum 0\.80", inventive)
+    assert f"{CAUGHT} [unsupported]" in inventive
+    assert f"Unsupported claim caught: {CAUGHT!r}" in inventive
+    # The report is written where it says, with the claim highlighted as unsupported.
+    path = tmp_path / "grounding-report.html"
+    assert written.strip().endswith(str(path))
+    page = path.read_text(encoding="utf-8")
+    assert page.count('class="gk-claim gk-unsupported"') == 1
+    assert f"{CAUGHT}</a>" in page
+    assert "Question: How does the with statement work?" in page
+
+
+def test_langchain_rag(run_example):
+    out = run_example("langchain_rag", "How does the with statement work?")
+    lines = out.splitlines()
+    assert lines[0] == "Question: How does the with statement work?"
+    assert 0.0 < float(lines[1].removeprefix("Support score: ")) < 1.0
+    assert f"{CAUGHT} **[unsupported]**" in out
+    assert "**Sources**\n\n1. [" in out
+    assert out.rstrip().endswith(f"Unsupported claim caught: {CAUGHT!r}")
+
+
+def test_langchain_callback(run_example):
+    out = run_example("langchain_callback")
+    lines = out.splitlines()
+    assert lines[0] == "on_report called for 2 runs"
+    invented = "  unsupported: 'It was designed by Guido van Rossum in 1989.'"
+    assert re.fullmatch(r"How does the with statement work\? -> support 0\.\d\d \(\w+\)", lines[1])
+    assert lines[2] == invented
+    assert re.fullmatch(r"What does the yield statement do\? -> support 0\.\d\d \(\w+\)", lines[3])
+    assert lines[4] == invented
+    assert re.fullmatch(r"What is a context manager\? -> support 0\.\d\d \(\w+\)", lines[5])
+    assert lines[6] == f"{invented}  [async]"
+
+
+def test_answer_query_both_apis(run_example):
+    out = run_example("answer_query", "What does the yield statement do?")
+    question, discovery, developer = out.split("\n\n## ")
+    assert question == "Question: What does the yield statement do?"
+    for section, name in (
+        (discovery, "Discovery Engine answerQuery"),
+        (developer, "Developer Knowledge answerQuery"),
+    ):
+        assert section.startswith(f'{name}\n\nA "yield" statement')
+        assert "[1]" in section
+        assert '1. [The "yield" statement](https://docs.python.org/3.' in section
+        spans = re.findall(r"- chars (\d+)-(\d+) \(bytes (\d+)-(\d+)\) -> (\S+)", section)
+        assert len(spans) >= 1
+        assert spans[0][:2] == ("0", spans[0][3])  # ASCII: bytes == chars
+        assert all(uri.startswith("https://docs.python.org/3.") for *_, uri in spans)
+
+
+def test_google_cloud_offline(run_example):
+    out = run_example("google_cloud", "What", "does", "the", "yield", "statement", "do?")
+    cloud, offline = out.split("Offline run (same code, emulator settings):")
+    assert "endpoint:        discoveryengine.googleapis.com" in cloud
+    assert "application default credentials" in cloud
+    assert (
+        "search:          projects/my-project/locations/global/collections/default_collection/"
+        "dataStores/my-docs/servingConfigs/default_search"
+    ) in cloud
+    assert re.search(r"endpoint:        127\.0\.0\.1:\d+", offline)
+    assert "engines/python-docs-app/servingConfigs/default_search" in offline
+    assert "retrieved: https://docs.python.org/3." in offline
+    assert 'answer: A "yield" statement' in offline
+    assert "support score against the retrieved chunks: 1.00" in offline
+
+
+def test_google_cloud_regional_configuration(run_example, monkeypatch):
+    from examples import google_cloud
+
+    settings = google_cloud.Settings(
+        project="acme", location="eu", data_store="kb", engine="kb-app"
+    )
+    described = google_cloud.describe(settings)
+    assert "endpoint:        eu-discoveryengine.googleapis.com" in described
+    assert "projects/acme/locations/eu/collections/default_collection/dataStores/kb/" in described
