@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench audit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,9 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+audit: $(VENV)/.installed-test
+	.ci/audit
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks
