@@ -68,7 +68,8 @@ def check_answer_candidate(answer: object) -> str:
             "answer_candidate is empty: there is nothing to check; generate an answer first",
             field="answer_candidate",
         )
-    tokens = estimate_tokens(answer)
+    # Every token is at least one character: a short answer needs no count.
+    tokens = estimate_tokens(answer) if len(answer) > MAX_ANSWER_TOKENS else 0
     if tokens > MAX_ANSWER_TOKENS:
         raise InputError(
             f"answer_candidate is about {tokens} tokens; CheckGrounding accepts at most "

@@ -31,6 +31,8 @@ from .specs import GroundingSpec
 
 __all__ = ["acheck_grounding", "check_grounding", "check_grounding_request"]
 
+_CheckGroundingRequest = de.CheckGroundingRequest.pb()
+
 
 def check_grounding_request(
     grounding_config: str,
@@ -41,19 +43,15 @@ def check_grounding_request(
     """The ``CheckGroundingRequest`` and the fact -> source index map, limits enforced."""
     answer = check_answer_candidate(answer)
     facts = build_facts(sources)
-    request = de.CheckGroundingRequest(
-        grounding_config=grounding_config,
-        answer_candidate=answer,
-        facts=[
-            de.GroundingFact(fact_text=text, attributes=attributes)
-            for text, attributes in zip(facts.texts, facts.attributes, strict=True)
-        ],
-        grounding_spec=de.CheckGroundingSpec(
-            citation_threshold=spec.citation_threshold,
-            enable_claim_level_score=spec.enable_claim_level_score,
-        ),
-    )
-    return request, facts
+    # Built as a raw protobuf message and wrapped: proto-plus takes several times longer to
+    # build the same message (one GroundingFact wrapper per fact), on every check.
+    message = _CheckGroundingRequest(grounding_config=grounding_config, answer_candidate=answer)
+    add_fact = message.facts.add
+    for text, attributes in zip(facts.texts, facts.attributes, strict=True):
+        add_fact(fact_text=text, attributes=attributes)
+    message.grounding_spec.citation_threshold = spec.citation_threshold
+    message.grounding_spec.enable_claim_level_score = spec.enable_claim_level_score
+    return de.CheckGroundingRequest.wrap(message), facts
 
 
 def check_grounding(

@@ -6,6 +6,7 @@ kept: absent values are ``None`` or empty, so that every key is always present.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,7 +17,9 @@ from .records import (
     GroundingResult,
     GroundingSource,
     GroundingSupport,
+    RankSignals,
     SourceChunk,
+    to_jsonable,
 )
 
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "grounding_metadata",
     "grounding_source",
     "neighbour_metadata",
+    "rank_signals_metadata",
 ]
 
 # Keys that read as prose (worth showing to an LLM or embedding); the rest is machinery.
@@ -70,6 +74,29 @@ def neighbour_metadata(chunk: SourceChunk) -> dict[str, Any]:
     return {"name": chunk.name, "id": chunk.id, "content": chunk.content}
 
 
+_RANK_SIGNAL_FIELDS = tuple(field.name for field in dataclasses.fields(RankSignals))
+
+
+def rank_signals_metadata(signals: RankSignals) -> dict[str, Any]:
+    """The signals that are set, as JSON-safe values (``signals.to_dict()`` without the
+    empty ones, built directly: it runs once for every retrieved chunk).
+
+    >>> rank_signals_metadata(RankSignals(relevance_score=0.5, default_rank=1.0))
+    {'relevance_score': 0.5, 'default_rank': 1.0}
+    """
+    out: dict[str, Any] = {}
+    for name in _RANK_SIGNAL_FIELDS:
+        value = getattr(signals, name)
+        if value is None or value == () or value == {}:
+            continue
+        if type(value) is not float:
+            value = to_jsonable(value)
+            if value in (None, {}, []):
+                continue
+        out[name] = value
+    return out
+
+
 def chunk_metadata(chunk: SourceChunk) -> dict[str, Any]:
     """Every field of ``chunk`` but its content, as JSON-safe values; ``source`` is its URI.
 
@@ -96,16 +123,21 @@ def chunk_metadata(chunk: SourceChunk) -> dict[str, Any]:
         "page_identifier": chunk.page_identifier,
         "struct_data": dict(chunk.struct_data),
         "derived_struct_data": dict(chunk.derived_struct_data),
-        "rank_signals": (
-            {k: v for k, v in signals.to_dict().items() if v not in (None, {}, [])}
-            if signals
-            else {}
+        "rank_signals": rank_signals_metadata(signals) if signals else {},
+        # Most of these are empty: a comprehension only where there is something to convert.
+        "model_scores": (
+            {k: list(v) for k, v in chunk.model_scores.items()} if chunk.model_scores else {}
         ),
-        "model_scores": {k: list(v) for k, v in chunk.model_scores.items()},
-        "previous_chunks": [neighbour_metadata(c) for c in chunk.previous_chunks],
-        "next_chunks": [neighbour_metadata(c) for c in chunk.next_chunks],
+        "previous_chunks": (
+            [neighbour_metadata(c) for c in chunk.previous_chunks] if chunk.previous_chunks else []
+        ),
+        "next_chunks": (
+            [neighbour_metadata(c) for c in chunk.next_chunks] if chunk.next_chunks else []
+        ),
         "annotation_contents": list(chunk.annotation_contents),
-        "annotation_metadata": [a.to_dict() for a in chunk.annotation_metadata],
+        "annotation_metadata": (
+            [a.to_dict() for a in chunk.annotation_metadata] if chunk.annotation_metadata else []
+        ),
         "data_urls": list(chunk.data_urls),
     }
 

@@ -12,11 +12,12 @@ that prefer to repair a bad server offset (they log a warning when they do).
 
 from __future__ import annotations
 
-from typing import Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Literal
 
 from .errors import OffsetError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Utf8Offsets", "utf8_length"]
 
@@ -48,6 +49,10 @@ class Utf8Offsets:
             self._starts = None
             self.byte_length = len(text)
             return
+        # numpy only for non-ASCII text: importing it would add ~60 ms to every import of
+        # the adapters, most of whose answers are ASCII.
+        import numpy as np
+
         codepoints = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
         widths = (
             1
@@ -76,7 +81,7 @@ class Utf8Offsets:
             )
         if self._starts is None:
             return byte_offset
-        index = int(np.searchsorted(self._starts, byte_offset))
+        index = int(self._starts.searchsorted(byte_offset))
         end = int(self._starts[index])
         if end != byte_offset:
             char = self.text[index - 1]
@@ -120,5 +125,5 @@ class Utf8Offsets:
         if self._starts is None:
             return byte_offset
         side: Literal["left", "right"] = "left" if round_up else "right"
-        index = int(np.searchsorted(self._starts, byte_offset, side=side))
+        index = int(self._starts.searchsorted(byte_offset, side=side))
         return index if round_up else index - 1

@@ -31,7 +31,11 @@ DOCUMENT_KEYS = ("documents", "context", "source_documents", "docs")
 
 def chunk_to_document(chunk: SourceChunk) -> Document:
     """A chunk as a ``Document``: ``id`` = chunk resource name, every field in metadata."""
-    return Document(id=chunk.name, page_content=chunk.content, metadata=chunk_metadata(chunk))
+    # The values are known to be valid (str, str, a fresh dict): skip pydantic's validation,
+    # which would copy the metadata dict once more for every retrieved chunk.
+    return Document.model_construct(
+        id=chunk.name, page_content=chunk.content, metadata=chunk_metadata(chunk)
+    )
 
 
 def document_to_source(document: Document | str) -> GroundingSource:

@@ -1,0 +1,105 @@
+"""The emulator in a child process, so that the clients measured do not share its interpreter.
+
+Every client under comparison (ours, Google's raw client, the peers in their own virtualenvs)
+then talks to the same server over loopback gRPC, and none of them competes with the server's
+threads for its GIL. The child serves the built-in ``python-docs`` data store (and the
+``python-docs-app`` engine) with BM25 search: the semantic model is switched off
+(``GROUNDING_EMULATOR_SEMANTIC=off``) so that the server's share of a call stays small and the
+client-side overhead being measured is not drowned in it.
+
+>>> with EmulatorProcess(delays={"Search": 0.02}) as emulator:  # doctest: +SKIP
+...     emulator.address
+'127.0.0.1:40123'
+
+The child prints ``READY host:port`` once it listens and stops when its stdin closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["EmulatorProcess", "main"]
+
+ROOT = Path(__file__).resolve().parents[1]
+_READY = "READY "
+
+
+class EmulatorProcess:
+    """A child process running ``EmulatorServer``; a context manager (enter starts it)."""
+
+    def __init__(self, *, delays: Mapping[str, float] | None = None) -> None:
+        self.delays = dict(delays or {})
+        self._process: subprocess.Popen[str] | None = None
+        self.address = ""
+
+    def start(self) -> EmulatorProcess:
+        """Start the child and wait until it listens."""
+        command = [sys.executable, "-m", "benchmarks.emulator_process"]
+        for method, seconds in self.delays.items():
+            command += ["--delay", f"{method}={seconds}"]
+        env = {**os.environ, "GROUNDING_EMULATOR_SEMANTIC": "off"}
+        self._process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self._process.stdout is not None
+        line = self._process.stdout.readline()
+        if not line.startswith(_READY):
+            self.stop()
+            raise RuntimeError(f"the emulator process did not start (it said {line!r})")
+        self.address = line[len(_READY) :].strip()
+        return self
+
+    def stop(self) -> None:
+        """Close the child's stdin (it stops itself) and wait for it."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def __enter__(self) -> EmulatorProcess:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Child side: serve, print ``READY host:port``, stop at EOF on stdin."""
+    parser = argparse.ArgumentParser(description="the emulator for a benchmark run")
+    parser.add_argument("--delay", action="append", default=[], help="METHOD=SECONDS")
+    args = parser.parse_args(argv)
+    from grounding_core.emulator import EmulatorServer
+
+    with EmulatorServer() as server:
+        for rule in args.delay:
+            method, _, seconds = rule.partition("=")
+            server.faults.delay(method, seconds=float(seconds))
+        print(f"{_READY}{server.address}", flush=True)
+        sys.stdin.read()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
