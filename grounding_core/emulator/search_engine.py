@@ -4,8 +4,9 @@ out, no gRPC.
 Ranking: the relevance in [0, 1], times the boost factor ``1 + sum(boost of each matching
 condition)`` (a boost is in [-1, 1]: -1 buries, +1 doubles). The relevance is BM25's (see
 ``index.py``; raised for title matches, ``fusion.keyword_relevance``) on a BM25-only data
-store; on a data store with chunk vectors it is BM25 fused with the query's semantic similarity
-(``fusion.py``), and a chunk also matches by meaning alone. An
+store; on a data store with vectors it is BM25 fused with the query's semantic similarity, mixed
+with the relevance of the chunk's document, the best chunks raised by their best sentence
+(``fusion.hybrid``), and a chunk also matches by meaning alone. An
 empty query lists every chunk (or document) that passes the filter, in corpus order, ranked by the
 boosts alone; on a BM25-only data store a query none of whose words is in the corpus finds
 nothing.
@@ -40,7 +41,7 @@ from .filters import (
     parse_developer_knowledge_filter,
     parse_filter,
 )
-from .fusion import fuse, keyword_relevance
+from .fusion import fuse, hybrid, keyword_relevance
 from .records import Chunk, Document
 from .tokens import tokenize
 
@@ -352,6 +353,33 @@ def _boost_factors(store: DataStore, params: SearchParams) -> np.ndarray | None:
     return np.clip(factors, 0.0, None)
 
 
+def _hybrid(
+    store: DataStore,
+    query: str,
+    tokens: list[str],
+    keyword: np.ndarray,
+    eligible: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(cosine, relevance, candidate)`` per chunk on a data store with vectors."""
+    semantic = store.semantic
+    assert semantic is not None
+    vector = semantic.query_vector(query)
+    document = None  # vectors attached without the document index: chunk evidence alone
+    documents = store.document_vectors
+    if documents is not None and len(store.document_text_index) == len(store.documents):
+        keyword_of_documents = store.document_text_index.scores(tokens)[1]
+        document = fuse(keyword_of_documents, documents @ vector).relevance
+    ranked = hybrid(
+        keyword,
+        semantic.chunk_similarities(vector),
+        document,
+        store.chunk_document,
+        lambda chunks: semantic.sentence_similarities(vector, chunks),
+        eligible=eligible,
+    )
+    return ranked.cosine, ranked.relevance, ranked.candidate
+
+
 def search(store: DataStore, params: SearchParams) -> SearchPage:
     """One page of results for ``params`` on ``store``."""
     _check_params(params)
@@ -366,18 +394,19 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
 
     tokens = tokenize(params.query)
     semantic: np.ndarray | None = None
+    eligible = document_mask[owner] if document_mask is not None else None
     if params.query.strip():
         raw, body = store.index.scores(tokens)
         keyword = keyword_relevance(body, store.heading_index.scores(tokens)[1])
         if store.semantic is not None and size:
-            semantic = store.semantic.similarities(params.query)
-        fused = fuse(keyword, semantic)
-        relevance, candidate = fused.relevance, fused.candidate.copy()
+            semantic, relevance, candidate = _hybrid(store, params.query, tokens, keyword, eligible)
+        else:
+            relevance, candidate = keyword, keyword > 0
     else:
         raw = relevance = np.zeros(size, dtype=np.float32)
         candidate = np.ones(size, dtype=bool)
-    if document_mask is not None:
-        candidate &= document_mask[owner]
+    if eligible is not None:
+        candidate = candidate & eligible
     threshold = RELEVANCE_THRESHOLDS.get(params.relevance_threshold, 0.0)
     if threshold > 0:
         candidate &= relevance >= threshold

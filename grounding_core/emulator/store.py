@@ -14,9 +14,12 @@ A new snapshot is built and written completely before ``CURRENT`` and the in-mem
 swapped; an error or a crash before that leaves the previous version serving.
 
 Search is hybrid (BM25 + semantic similarity) when the store has an embedder: by default the
-``semantic`` extra's model when it is installed (``embeddings.default_embedder``); chunks are
-embedded at ingest and their vectors persisted with the snapshot. A persisted snapshot is reused
-only when it was built with the same embedding model (or none, for a BM25-only store).
+``semantic`` extra's model when it is installed (``embeddings.default_embedder``); chunks and
+their sentences are embedded at ingest and their vectors persisted with the snapshot. A
+persisted snapshot is reused only when it was built with the same embedding model (or none, for
+a BM25-only store). Without a state dir nothing is persisted but the vectors: the default
+embedder caches them across processes (``embedding_cache.py``), so that a new process ingesting
+the same corpus (the built-in one of a default ``EmulatorServer()``) embeds nothing again.
 """
 
 from __future__ import annotations

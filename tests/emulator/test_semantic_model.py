@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from grounding_core.emulator import embeddings
+from grounding_core.emulator.embedding_cache import CACHE_ENV, EmbeddingCache
 from grounding_core.emulator.embeddings import SEMANTIC_ENV, default_embedder
 
 
@@ -80,3 +81,40 @@ def test_default_embedder_is_the_cached_model(monkeypatch, model):
     embedder = decide_again()
     assert isinstance(embedder, embeddings.CachingEmbedder)
     assert embedder.model_id == model.model_id
+
+
+def test_batched_passages_equal_passages_embedded_alone(model):
+    texts = [
+        "The break statement terminates the nearest enclosing loop.",
+        "Hi",
+        "A long text about loops. " * 80,  # cut at the model's length
+        "String literals can be enclosed in single or double quotes.",
+    ]
+    together = model.embed_passages(texts)
+    alone = np.stack([model.embed_passages([t])[0] for t in texts])
+    assert np.allclose(together, alone, atol=1e-4)  # padding changes nothing
+    query = model.embed_query(texts[0])
+    assert float(query @ together[0]) == pytest.approx(1.0, abs=1e-4)
+
+
+def test_model_id_names_a_shorter_cut(model):
+    short = embeddings.MiniLmEmbedder(max_tokens=128)
+    assert short.model_id == "all-MiniLM-L6-v2-int8-t128"
+    text = "A long text about loops. " * 80
+    assert not np.allclose(short.embed_passages([text]), model.embed_passages([text]), atol=1e-3)
+
+
+def test_default_embedder_caches_vectors_on_disk(monkeypatch, tmp_path, model):
+    monkeypatch.delenv(SEMANTIC_ENV, raising=False)
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    embedder = decide_again()
+    assert embedder.cache is not None
+    assert embedder.cache.directory == tmp_path / model.model_id
+    texts = [f"Sentence number {i} about loops." for i in range(70)]
+    vectors = embedder.embed_passages(texts)
+    again = embeddings.CachingEmbedder(
+        model, cache=EmbeddingCache(tmp_path, model.model_id, model.dimension)
+    )
+    assert np.array_equal(again.embed_passages(texts), vectors)
+    monkeypatch.setenv(CACHE_ENV, "off")
+    assert decide_again().cache is None
