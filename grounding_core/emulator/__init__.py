@@ -10,7 +10,8 @@ Layout: ``server`` (the gRPC server), ``handlers`` (method table, faults, status
 engines ``search_engine`` (+ ``fusion``, hybrid ranking), ``answer_engine`` (+
 ``answer_sentences``, ``query_classes``), ``grounding_engine`` (+ ``grounding_check``); the
 corpus: ``corpus`` (reading), ``chunking``, ``unwrap``, ``tokens``, ``index`` (BM25),
-``embeddings`` (the optional model) and ``semantic_index`` (chunk vectors), ``datastore`` (one
+``embeddings`` (the optional model), ``embedding_cache`` (its vectors, kept across processes)
+and ``semantic_index`` (chunk and sentence vectors), ``datastore`` (one
 snapshot), ``store`` (all of them, persisted), ``builtin`` (the Python docs), ``filters``,
 ``names``; ``faults`` and ``errors``.
 """
