@@ -153,11 +153,12 @@ def _fill_document(result: Any, hit: DocumentHit, names: ChunkNames, segments: i
         "snippets": [{"snippet": _snippet(best), "snippet_status": "SUCCESS"}],
     }
     if segments:
+        # Google spells these keys in camelCase (unlike "snippet_status"): mirror it.
         derived["extractive_segments"] = [
             {
                 "content": chunk.content,
-                "page_number": str(chunk.page_start) if chunk.page_start else "",
-                "relevance_score": hit.relevance,
+                "pageNumber": str(chunk.page_start) if chunk.page_start else "",
+                "relevanceScore": hit.relevance,
             }
             for chunk in hit.chunks[:segments]
         ]

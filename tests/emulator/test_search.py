@@ -211,7 +211,10 @@ def test_documents_mode(search_client):
     assert derived["link"] == "https://example.com/rockets"
     assert derived["title"] == "Rockets 🚀"
     assert "Cape Canaveral 🇺🇸" in derived["snippets"][0]["snippet"]
-    assert "👩‍🚀👨‍🚀" in derived["extractive_segments"][0]["content"]
+    segment = derived["extractive_segments"][0]
+    assert "👩‍🚀👨‍🚀" in segment["content"]
+    # Google's keys for extractive segments are camelCase (the peers read them so).
+    assert set(segment) == {"content", "pageNumber", "relevanceScore"}
 
 
 def test_unset_mode_means_documents(search_client):
