@@ -63,7 +63,7 @@ class GroundingChecker(
             out = checker.invoke({"answer": "Paris is in France.", "documents": docs})
             report = out["grounding"]
             report.support_score, report.claims[0].sources   # cited Documents
-            print(report.markdown())                        # answer with [n] markers
+            markdown = report.markdown()                    # answer with [n] markers
 
     Use within a chain:
         .. code-block:: python

@@ -66,7 +66,7 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
             citation = response.metadata["citations"][0]
             response.response[citation["start"]:citation["end"]] == citation["text"]
             citation["node_ids"]                       # the cited source nodes
-            print(answer_markdown(response.metadata["grounded_answer"]))
+            markdown = answer_markdown(response.metadata["grounded_answer"])
 
     ``Response.response`` is the answer text, ``source_nodes`` the references (nodes as
     ``DiscoveryEngineRetriever`` builds them), ``metadata`` the grounding score, the citations

@@ -7,9 +7,10 @@ inside the check's span. Attach a handler to the root dispatcher to see them:
 >>> import llama_index.core.instrumentation as instrument
 >>> from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 >>> class Scores(BaseEventHandler):
+...     scores: list = []
 ...     def handle(self, event, **kwargs):
 ...         if isinstance(event, GroundingCheckEndEvent):
-...             print(event.grounding.get("support_score"))
+...             self.scores.append(event.grounding.get("support_score"))
 >>> instrument.get_dispatcher().add_event_handler(Scores())  # doctest: +SKIP
 """
 

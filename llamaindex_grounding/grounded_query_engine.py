@@ -89,7 +89,7 @@ class GroundedQueryEngine(BaseQueryEngine):
             grounding["support_score"], grounding["claims"][0]["node_ids"]
             report = response.metadata["grounding_report"]  # GroundingReport[NodeWithScore]
             report.claims[0].sources                       # the cited source nodes
-            print(report.markdown())                       # answer with [n] markers
+            markdown = report.markdown()                   # answer with [n] markers
 
     The check takes the response's ``source_nodes`` as facts (their text without metadata;
     their metadata as fact attributes) and is merged into ``response.metadata`` (what the
