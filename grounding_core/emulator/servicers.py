@@ -13,6 +13,8 @@ from typing import Any
 from google.cloud import discoveryengine_v1 as de
 from google.developer_knowledge_v1 import types as dk
 
+from grounding_core.settings import DiscoveryEngineTarget
+
 from .answer_engine import AnswerParams, generate_answer
 from .builtin import BUILTIN_DATA_STORE
 from .datastore import DataStore
@@ -30,8 +32,8 @@ from .messages import (
     search_response,
 )
 from .names import (
-    ServingConfigName,
     check_document_name,
+    data_store_path,
     parse_grounding_config,
     parse_serving_config,
 )
@@ -63,10 +65,10 @@ _VIEW_NAMES = {
 }
 
 
-def _resolve(store: CorpusStore, name: ServingConfigName) -> DataStore:
-    if name.kind == "engine":
-        return store.engine(name.parent)
-    return store.get(name.parent)
+def _resolve(store: CorpusStore, name: DiscoveryEngineTarget) -> DataStore:
+    if name.engine is not None:
+        return store.engine(name.engine)
+    return store.get(str(name.data_store))
 
 
 def _boosts(boost_spec: Any) -> tuple[ConditionBoost, ...]:
@@ -121,7 +123,7 @@ class SearchServicer:
         page = search(data_store, params)
         return search_response(
             page,
-            ChunkNames(name.data_store_path(data_store.id)),
+            ChunkNames(data_store_path(name, data_store.id)),
             return_relevance_score=request.relevance_score_spec.return_relevance_score,
             boosted=bool(params.boosts),
             extractive_segments=max(0, extractive),
@@ -204,7 +206,7 @@ class ConversationalSearchServicer:
         digest = hashlib.sha256(f"{request.query.text}|{now.isoformat()}".encode()).hexdigest()
         return discovery_answer_response(
             answer,
-            ChunkNames(name.data_store_path(data_store.id)),
+            ChunkNames(data_store_path(name, data_store.id)),
             answer_name=f"{name.parent_path}/sessions/-/answers/{digest[:16]}",
             include_grounding_supports=request.grounding_spec.include_grounding_supports,
             now=now,
