@@ -38,7 +38,7 @@ from .errors import (
     UngroundedAnswerError,
 )
 from .facts import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, MAX_FACTS
-from .grounding import acheck_grounding, check_grounding
+from .grounding import acheck_grounding, acheck_sources, check_grounding, check_sources
 from .html_report import answer_html, grounding_html
 from .metadata import answer_metadata, chunk_metadata, grounding_metadata, grounding_source
 from .offsets import Utf8Offsets
@@ -119,6 +119,7 @@ __all__ = [
     "aanswer_developer_query",
     "aanswer_query",
     "acheck_grounding",
+    "acheck_sources",
     "answer_developer_query",
     "answer_html",
     "answer_markdown",
@@ -128,6 +129,7 @@ __all__ = [
     "asearch_chunks",
     "asearch_developer_knowledge",
     "check_grounding",
+    "check_sources",
     "chunk_metadata",
     "grounding_config_path",
     "grounding_html",

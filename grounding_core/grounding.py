@@ -18,6 +18,7 @@ metadata become attributes, other metadata is serialized as JSON, and the API li
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from google.cloud import discoveryengine_v1 as de
 
@@ -26,10 +27,19 @@ from .convert import grounding_result_from_response
 from .errors import translate_errors
 from .facts import FactList, build_facts, check_answer_candidate
 from .records import GroundingResult, GroundingSource
+from .report import DEFAULT_MIN_SUPPORT_SCORE, GroundingReport
 from .settings import CallOptions
 from .specs import GroundingSpec
 
-__all__ = ["acheck_grounding", "check_grounding", "check_grounding_request"]
+__all__ = [
+    "acheck_grounding",
+    "acheck_sources",
+    "check_grounding",
+    "check_grounding_request",
+    "check_sources",
+]
+
+S = TypeVar("S")
 
 _CheckGroundingRequest = de.CheckGroundingRequest.pb()
 
@@ -86,3 +96,43 @@ async def acheck_grounding(
             request=request, **options.async_call_kwargs()
         )
     return grounding_result_from_response(answer, type(response).pb(response), facts)
+
+
+def check_sources(
+    clients: DiscoveryEngineClients,
+    grounding_config: str,
+    answer: str,
+    sources: Sequence[S],
+    grounding_sources: Sequence[GroundingSource],
+    spec: GroundingSpec = GroundingSpec(),
+    options: CallOptions = CallOptions(),
+    *,
+    min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
+) -> GroundingReport[S]:
+    """Check ``answer`` against the caller's own objects (``sources``, e.g. LangChain documents
+    or LlamaIndex nodes) given as ``grounding_sources`` (one each, same order): the report's
+    claims cite those very objects."""
+    result = check_grounding(clients, grounding_config, answer, grounding_sources, spec, options)
+    return GroundingReport(
+        result, tuple(sources), tuple(grounding_sources), min_support_score=min_support_score
+    )
+
+
+async def acheck_sources(
+    clients: DiscoveryEngineClients,
+    grounding_config: str,
+    answer: str,
+    sources: Sequence[S],
+    grounding_sources: Sequence[GroundingSource],
+    spec: GroundingSpec = GroundingSpec(),
+    options: CallOptions = CallOptions(),
+    *,
+    min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
+) -> GroundingReport[S]:
+    """Async ``check_sources``, on Google's async client."""
+    result = await acheck_grounding(
+        clients, grounding_config, answer, grounding_sources, spec, options
+    )
+    return GroundingReport(
+        result, tuple(sources), tuple(grounding_sources), min_support_score=min_support_score
+    )

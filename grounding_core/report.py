@@ -15,6 +15,7 @@ every claim's citations resolve to the very objects that were checked.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -89,6 +90,23 @@ class GroundingReport(Generic[S]):
     grounding_sources: tuple[GroundingSource, ...]
     min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE
     error: str | None = None
+
+    @classmethod
+    def failed(
+        cls,
+        sources: Sequence[S],
+        grounding_sources: Sequence[GroundingSource],
+        error: BaseException,
+        min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
+    ) -> GroundingReport[S]:
+        """The report of a check that could not be done: no result, ``error`` says why."""
+        return cls(
+            None,
+            sources=tuple(sources),
+            grounding_sources=tuple(grounding_sources),
+            min_support_score=min_support_score,
+            error=f"{type(error).__name__}: {error}",
+        )
 
     @property
     def support_score(self) -> float | None:

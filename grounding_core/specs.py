@@ -20,6 +20,8 @@ __all__ = [
     "ChunkSearchSpec",
     "DeveloperKnowledgeSearchSpec",
     "GroundingSpec",
+    "check_count",
+    "check_fraction",
 ]
 
 MAX_PAGE_SIZE = 100
@@ -42,6 +44,20 @@ def check_count(name: str, value: object, *, minimum: int, maximum: int | None =
         bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
         raise InputError(f"{name} must be {bounds}, got {value}", field=name, limit=maximum)
     return value
+
+
+def check_fraction(name: str, value: object) -> float:
+    """``value`` if it is a number in [0, 1] (a threshold or a score), else an ``InputError``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or math.isnan(value)
+        or not 0.0 <= value <= 1.0
+    ):
+        raise InputError(
+            f"{name} must be a number between 0 and 1, got {value!r}", field=name, limit="[0, 1]"
+        )
+    return float(value)
 
 
 def _check_text(name: str, value: object, *, maximum: int | None = None) -> str:
@@ -141,18 +157,7 @@ class GroundingSpec:
     enable_claim_level_score: bool = False
 
     def __post_init__(self) -> None:
-        value = self.citation_threshold
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or math.isnan(value)
-            or not 0.0 <= value <= 1.0
-        ):
-            raise InputError(
-                f"citation_threshold must be a number between 0 and 1, got {value!r}",
-                field="citation_threshold",
-                limit="[0, 1]",
-            )
+        check_fraction("citation_threshold", self.citation_threshold)
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,12 +115,11 @@ class _GroundingCollector:
         self, run_id: UUID, documents: Sequence[Document | str], exc: Exception
     ) -> LangChainGroundingReport:
         logger.warning("grounding check of run %s failed: %s", run_id, exc, exc_info=exc)
-        return GroundingReport(
-            None,
-            sources=tuple(documents),
-            grounding_sources=tuple(document_to_source(d) for d in documents),
-            min_support_score=self.checker.min_support_score,
-            error=f"{type(exc).__name__}: {exc}",
+        return GroundingReport.failed(
+            documents,
+            [document_to_source(d) for d in documents],
+            exc,
+            self.checker.min_support_score,
         )
 
     def _store(self, run_id: UUID, report: LangChainGroundingReport) -> None:

@@ -13,12 +13,10 @@ from pydantic import Field, PrivateAttr, model_validator
 from grounding_core import (
     DEFAULT_MIN_SUPPORT_SCORE,
     GroundingReport,
-    GroundingResult,
-    GroundingSource,
     GroundingSpec,
     InputError,
-    acheck_grounding,
-    check_grounding,
+    acheck_sources,
+    check_sources,
     grounding_config_path,
 )
 from grounding_core.settings import DEFAULT_GROUNDING_CONFIG
@@ -106,48 +104,35 @@ class GroundingChecker(
             enable_claim_level_score=self.enable_claim_level_score,
         )
 
-    def _report(
-        self,
-        result: GroundingResult,
-        documents: Sequence[Document | str],
-        sources: Sequence[GroundingSource],
-    ) -> LangChainGroundingReport:
-        return GroundingReport(
-            result,
-            sources=tuple(documents),
-            grounding_sources=tuple(sources),
-            min_support_score=self.min_support_score,
-        )
-
     def check(
         self, answer: str | BaseMessage, documents: Sequence[Document | str]
     ) -> LangChainGroundingReport:
         """The grounding report of ``answer`` against ``documents`` (no run, no policy)."""
-        sources = [document_to_source(d) for d in documents]
-        result = check_grounding(
+        return check_sources(
             self.clients,
             self._grounding_config_path,
             answer_text(answer),
-            sources,
+            documents,
+            [document_to_source(d) for d in documents],
             self.spec,
             self.call_options,
+            min_support_score=self.min_support_score,
         )
-        return self._report(result, documents, sources)
 
     async def acheck(
         self, answer: str | BaseMessage, documents: Sequence[Document | str]
     ) -> LangChainGroundingReport:
         """Async ``check`` on Google's async client."""
-        sources = [document_to_source(d) for d in documents]
-        result = await acheck_grounding(
+        return await acheck_sources(
             self.clients,
             self._grounding_config_path,
             answer_text(answer),
-            sources,
+            documents,
+            [document_to_source(d) for d in documents],
             self.spec,
             self.call_options,
+            min_support_score=self.min_support_score,
         )
-        return self._report(result, documents, sources)
 
     def _unpack(self, input: Any) -> tuple[dict[str, Any], str, list[Document | str]]:
         if not isinstance(input, Mapping):

@@ -4,7 +4,6 @@ and its source nodes in, a ``GroundingReport`` whose claims cite those very node
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -15,14 +14,15 @@ from llama_index.core.schema import NodeWithScore
 from grounding_core import (
     ConfigurationError,
     GroundingReport,
-    GroundingResult,
     GroundingSource,
     GroundingSpec,
+    InputError,
     RetryPolicy,
-    acheck_grounding,
-    check_grounding,
+    acheck_sources,
+    check_sources,
     grounding_config_path,
 )
+from grounding_core.specs import check_fraction
 
 from ._connection import ClientOptionsArg, DiscoveryEngineConnection
 from .events import GroundingCheckEndEvent, GroundingCheckStartEvent
@@ -31,7 +31,6 @@ from .nodes import node_to_source
 __all__ = [
     "LlamaIndexGroundingReport",
     "NodeGroundingChecker",
-    "check_fraction",
     "report_metadata",
     "source_id",
 ]
@@ -43,18 +42,6 @@ dispatcher = instrument.get_dispatcher(__name__)  # type: ignore[attr-defined]
 S = TypeVar("S", NodeWithScore, str)
 
 LlamaIndexGroundingReport = GroundingReport[NodeWithScore]
-
-
-def check_fraction(name: str, value: object) -> float:
-    """``value`` if it is a number in [0, 1], else a ``ConfigurationError`` naming ``name``."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or math.isnan(value)
-        or not 0.0 <= value <= 1.0
-    ):
-        raise ConfigurationError(f"{name} must be a number between 0 and 1, got {value!r}")
-    return float(value)
 
 
 def source_id(source: object, index: int) -> str:
@@ -110,7 +97,10 @@ class NodeGroundingChecker:
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,
         )
-        self.min_support_score = check_fraction("min_support_score", min_support_score)
+        try:
+            self.min_support_score = check_fraction("min_support_score", min_support_score)
+        except InputError as exc:  # a constructor argument: a configuration error here
+            raise ConfigurationError(str(exc)) from exc
 
     def __repr__(self) -> str:
         return (
@@ -125,37 +115,18 @@ class NodeGroundingChecker:
         """The grounding sources (facts) of nodes or texts, in order."""
         return [node_to_source(item) for item in items]
 
-    def _report(
-        self,
-        items: Sequence[S],
-        sources: Sequence[GroundingSource],
-        result: GroundingResult | None = None,
-        error: str | None = None,
-    ) -> GroundingReport[S]:
-        return GroundingReport(
-            result,
-            sources=tuple(items),
-            grounding_sources=tuple(sources),
-            min_support_score=self.min_support_score,
-            error=error,
-        )
-
     def failed(self, items: Sequence[S], exc: BaseException) -> GroundingReport[S]:
         """The report of a check that could not be done (``error`` set, no result)."""
-        error = f"{type(exc).__name__}: {exc}"
-        return self._report(items, self.sources(items), error=error)
+        return GroundingReport.failed(items, self.sources(items), exc, self.min_support_score)
 
     def _start(self, answer: str, items: Sequence[NodeWithScore] | Sequence[str]) -> None:
         ids = [source_id(item, i) for i, item in enumerate(items)]
         dispatcher.event(GroundingCheckStartEvent(answer=answer, source_ids=ids))
 
     def _end(self, report: GroundingReport[Any]) -> None:
-        dispatcher.event(GroundingCheckEndEvent(grounding=report_metadata(report)))
-
-    def _end_failed(self, items: Sequence[S], exc: BaseException) -> None:
-        report = self.failed(items, exc)
-        event = GroundingCheckEndEvent(grounding=report_metadata(report), error=report.error)
-        dispatcher.event(event)
+        dispatcher.event(
+            GroundingCheckEndEvent(grounding=report_metadata(report), error=report.error)
+        )
 
     @dispatcher.span
     def check(self, answer: str, items: Sequence[S]) -> GroundingReport[S]:
@@ -163,18 +134,19 @@ class NodeGroundingChecker:
         sources = self.sources(items)
         self._start(answer, items)
         try:
-            result = check_grounding(
+            report = check_sources(
                 self.connection.clients,
                 self.grounding_config_path,
                 answer,
+                items,
                 sources,
                 self.spec,
                 self.connection.call_options,
+                min_support_score=self.min_support_score,
             )
         except Exception as exc:
-            self._end_failed(items, exc)
+            self._end(GroundingReport.failed(items, sources, exc, self.min_support_score))
             raise
-        report = self._report(items, sources, result)
         self._end(report)
         logger.debug("support score %s for %d sources", report.support_score, len(items))
         return report
@@ -185,18 +157,19 @@ class NodeGroundingChecker:
         sources = self.sources(items)
         self._start(answer, items)
         try:
-            result = await acheck_grounding(
+            report = await acheck_sources(
                 self.connection.clients,
                 self.grounding_config_path,
                 answer,
+                items,
                 sources,
                 self.spec,
                 self.connection.call_options,
+                min_support_score=self.min_support_score,
             )
         except Exception as exc:
-            self._end_failed(items, exc)
+            self._end(GroundingReport.failed(items, sources, exc, self.min_support_score))
             raise
-        report = self._report(items, sources, result)
         self._end(report)
         logger.debug("support score %s for %d sources", report.support_score, len(items))
         return report

@@ -65,3 +65,11 @@ def test_grounding_source_drops_bulky_and_empty_metadata():
         },
     )
     assert source.metadata == {"title": "T", "source": "u", "relevance_score": 0.5}
+
+
+def test_failed_report_keeps_the_sources_and_says_why():
+    error = TimeoutError("too slow")
+    failed = GroundingReport.failed(("d",), (grounding_source("t", {}),), error, 0.7)
+    assert (failed.result, failed.sources, failed.min_support_score) == (None, ("d",), 0.7)
+    assert failed.error == "TimeoutError: too slow"
+    assert not failed.passed

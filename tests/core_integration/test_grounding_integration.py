@@ -66,3 +66,20 @@ async def test_acheck_grounding(de_async_clients):
     check_spans(result)
     assert result.support_score == pytest.approx(0.8)
     assert all(c.score is None for c in result.claims)
+
+
+def test_check_sources_cites_the_callers_own_objects(de_clients):
+    from grounding_core import GroundingSource, check_sources, grounding_config_path
+
+    objects = [object(), object()]
+    report = check_sources(
+        de_clients,
+        grounding_config_path("test-project"),
+        "Paris is the capital of France.",
+        objects,
+        [GroundingSource(""), GroundingSource("Paris is the capital of France.")],
+        min_support_score=0.5,
+    )
+    assert report.passed
+    assert report.claims[0].sources == (objects[1],)
+    assert report.sources == tuple(objects)

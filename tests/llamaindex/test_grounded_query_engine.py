@@ -120,7 +120,7 @@ async def test_aquery_checks_on_the_async_client(emulator, retriever, monkeypatc
     def no_sync_check(*args, **kwargs):
         raise AssertionError("the sync client was used by aquery")
 
-    monkeypatch.setattr("llamaindex_grounding._checking.check_grounding", no_sync_check)
+    monkeypatch.setattr("llamaindex_grounding._checking.check_sources", no_sync_check)
     response = await grounded(emulator, retriever).aquery(QUESTION)
     assert response.metadata["grounding"]["error"] is None
 
