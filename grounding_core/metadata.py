@@ -142,7 +142,8 @@ def chunk_metadata(chunk: SourceChunk) -> dict[str, Any]:
     }
 
 
-def _span(item: Claim | AnswerCitation | GroundingSupport) -> dict[str, Any]:
+def span_metadata(item: Claim | AnswerCitation | GroundingSupport) -> dict[str, Any]:
+    """A cited segment's text and its string and UTF-8 byte spans."""
     return {
         "text": item.text,
         "start": item.start,
@@ -159,7 +160,7 @@ def grounding_metadata(result: GroundingResult) -> dict[str, Any]:
         "support_score": result.support_score,
         "claims": [
             {
-                **_span(claim),
+                **span_metadata(claim),
                 "status": claim.status,
                 "score": claim.score,
                 "grounding_check_required": claim.grounding_check_required,
@@ -179,11 +180,12 @@ def answer_metadata(answer: GroundedAnswer) -> dict[str, Any]:
     return {
         "grounding_score": answer.grounding_score,
         "citations": [
-            {**_span(c), "reference_indices": list(c.reference_indices)} for c in answer.citations
+            {**span_metadata(c), "reference_indices": list(c.reference_indices)}
+            for c in answer.citations
         ],
         "grounding_supports": [
             {
-                **_span(s),
+                **span_metadata(s),
                 "score": s.score,
                 "grounding_check_required": s.grounding_check_required,
                 "reference_indices": list(s.reference_indices),

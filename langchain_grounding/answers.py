@@ -18,6 +18,7 @@ from grounding_core import (
     answer_developer_query,
     answer_query,
 )
+from grounding_core.metadata import span_metadata
 from grounding_core.settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG
 
 from ._connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
@@ -54,14 +55,7 @@ def answer_output(query: str, answer: GroundedAnswer) -> dict[str, Any]:
         "answer": answer.answer_text,
         "documents": [chunk_to_document(r) for r in answer.references],
         "citations": [
-            {
-                "text": c.text,
-                "start": c.start,
-                "end": c.end,
-                "byte_start": c.byte_start,
-                "byte_end": c.byte_end,
-                "document_indices": list(c.reference_indices),
-            }
+            {**span_metadata(c), "document_indices": list(c.reference_indices)}
             for c in answer.citations
         ],
         "grounded_answer": answer,
