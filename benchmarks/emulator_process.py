@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
+
+from benchmarks.child_process import PipedChild
 
 __all__ = ["EmulatorProcess", "main"]
 
@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 _READY = "READY "
 
 
-class EmulatorProcess:
+class EmulatorProcess(PipedChild):
     """A child process running ``EmulatorServer``; a context manager (enter starts it)."""
 
     def __init__(self, *, delays: Mapping[str, float] | None = None) -> None:
+        super().__init__()
         self.delays = dict(delays or {})
-        self._process: subprocess.Popen[str] | None = None
         self.address = ""
 
     def start(self) -> EmulatorProcess:
@@ -44,45 +44,14 @@ class EmulatorProcess:
         for method, seconds in self.delays.items():
             command += ["--delay", f"{method}={seconds}"]
         env = {**os.environ, "GROUNDING_EMULATOR_SEMANTIC": "off"}
-        self._process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self._process.stdout is not None
-        line = self._process.stdout.readline()
+        process = self._spawn(command, env=env, cwd=ROOT)
+        assert process.stdout is not None
+        line = process.stdout.readline()
         if not line.startswith(_READY):
             self.stop()
             raise RuntimeError(f"the emulator process did not start (it said {line!r})")
         self.address = line[len(_READY) :].strip()
         return self
-
-    def stop(self) -> None:
-        """Close the child's stdin (it stops itself) and wait for it."""
-        process, self._process = self._process, None
-        if process is None:
-            return
-        if process.stdin is not None:
-            process.stdin.close()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-    def __enter__(self) -> EmulatorProcess:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

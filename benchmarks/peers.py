@@ -11,11 +11,10 @@ use, see ``benchmarks.peer_venvs``); it times the peer's calls itself.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
+from benchmarks.child_process import PipedChild
 from benchmarks.peer_venvs import LANGCHAIN_PEER, LLAMAINDEX_PEER, PeerEnv, isolated_env
 
 __all__ = ["LANGCHAIN_PEER", "LLAMAINDEX_PEER", "PeerError", "PeerProcess"]
@@ -27,24 +26,18 @@ class PeerError(RuntimeError):
     """The peer driver failed a command (its message is the peer's error)."""
 
 
-class PeerProcess:
+class PeerProcess(PipedChild):
     """``peer_driver.py`` in a peer's virtualenv; a context manager (exit stops it)."""
 
     def __init__(self, env: PeerEnv) -> None:
+        super().__init__()
         self.env = env
-        self._process: subprocess.Popen[str] | None = None
 
     def start(self) -> PeerProcess:
         """Create the virtualenv if needed, start the driver, wait until it is ready."""
         python = self.env.ensure()
-        self._process = subprocess.Popen(
-            # -W ignore: the peers warn about their own defaults and Python's end of life.
-            [str(python), "-W", "ignore", str(DRIVER)],
-            env=isolated_env(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        # -W ignore: the peers warn about their own defaults and Python's end of life.
+        self._spawn([str(python), "-W", "ignore", str(DRIVER)], env=isolated_env())
         self._read()
         return self
 
@@ -66,27 +59,3 @@ class PeerProcess:
         self._process.stdin.write(json.dumps({"op": op, **arguments}) + "\n")
         self._process.stdin.flush()
         return self._read()
-
-    def stop(self) -> None:
-        """Close the driver's stdin (it exits) and wait for it."""
-        process, self._process = self._process, None
-        if process is None:
-            return
-        assert process.stdin is not None
-        process.stdin.close()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-    def __enter__(self) -> PeerProcess:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
