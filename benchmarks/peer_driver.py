@@ -42,46 +42,37 @@ def _transport(transport_cls: Any, address: str) -> Any:
     return transport_cls(channel=grpc.insecure_channel(address), credentials=_anonymous())
 
 
+def _peer_retriever(retriever_cls: Any, api: Any, setup: dict[str, Any]) -> Any:
+    """A peer's retriever whose Google client (of API version ``api``) talks to the emulator."""
+    retriever = retriever_cls(
+        project_id=setup["project"],
+        data_store_id=setup["data_store"],
+        serving_config_id=setup["serving_config"],
+        max_documents=setup["k"],
+        credentials=_anonymous(),
+    )
+    client_cls = api.SearchServiceClient
+    transport = _transport(client_cls.get_transport_class("grpc"), setup["address"])
+    retriever._client = client_cls(transport=transport)
+    return retriever
+
+
 def _langchain_retriever(setup: dict[str, Any]) -> Any:
     from google.cloud import discoveryengine_v1
-    from google.cloud.discoveryengine_v1.services.search_service.transports import (
-        SearchServiceGrpcTransport,
-    )
     from langchain_google_community.vertex_ai_search import (  # type: ignore[import-not-found, import-untyped, unused-ignore]
         VertexAISearchRetriever,
     )
 
-    retriever = VertexAISearchRetriever(
-        project_id=setup["project"],
-        data_store_id=setup["data_store"],
-        serving_config_id=setup["serving_config"],
-        max_documents=setup["k"],
-        credentials=_anonymous(),
-    )
-    transport = _transport(SearchServiceGrpcTransport, setup["address"])
-    retriever._client = discoveryengine_v1.SearchServiceClient(transport=transport)
-    return retriever
+    return _peer_retriever(VertexAISearchRetriever, discoveryengine_v1, setup)
 
 
 def _llamaindex_retriever(setup: dict[str, Any]) -> Any:
     from google.cloud import discoveryengine_v1beta
-    from google.cloud.discoveryengine_v1beta.services.search_service.transports import (
-        SearchServiceGrpcTransport,
-    )
     from llama_index.retrievers.vertexai_search import (  # type: ignore[import-not-found, import-untyped, unused-ignore]
         VertexAISearchRetriever,
     )
 
-    retriever = VertexAISearchRetriever(
-        project_id=setup["project"],
-        data_store_id=setup["data_store"],
-        serving_config_id=setup["serving_config"],
-        max_documents=setup["k"],
-        credentials=_anonymous(),
-    )
-    transport = _transport(SearchServiceGrpcTransport, setup["address"])
-    retriever._client = discoveryengine_v1beta.SearchServiceClient(transport=transport)
-    return retriever
+    return _peer_retriever(VertexAISearchRetriever, discoveryengine_v1beta, setup)
 
 
 def _langchain_checker(setup: dict[str, Any]) -> Any:
