@@ -21,6 +21,7 @@ from grounding_core import (
     CallOptions,
     DeveloperKnowledgeClients,
     DiscoveryEngineClients,
+    DiscoveryEngineTarget,
     RetryPolicy,
     resolve_project,
 )
@@ -70,6 +71,24 @@ class DiscoveryEngineConnection:
         )
         project = resolve_project(project_id, emulator=clients.uses_emulator)
         return cls(clients, project, location, call_options)
+
+    def target(
+        self,
+        *,
+        data_store_id: str | None,
+        engine_id: str | None,
+        collection: str | None,
+        serving_config_id: str,
+    ) -> DiscoveryEngineTarget:
+        """The data store or engine to call, in this connection's project and location."""
+        return DiscoveryEngineTarget(
+            project=self.project,
+            location=self.location,
+            data_store=data_store_id,
+            engine=engine_id,
+            collection=collection,
+            serving_config=serving_config_id,
+        )
 
 
 @dataclass(frozen=True, slots=True)

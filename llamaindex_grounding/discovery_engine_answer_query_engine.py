@@ -113,13 +113,11 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
             timeout=timeout,
             retry=retry,
         )
-        self._target = DiscoveryEngineTarget(
-            project=self._connection.project,
-            location=location,
-            data_store=data_store_id,
-            engine=engine_id,
+        self._target = self._connection.target(
+            data_store_id=data_store_id,
+            engine_id=engine_id,
             collection=collection,
-            serving_config=serving_config_id,
+            serving_config_id=serving_config_id,
         )
         self._spec = AnswerSpec(
             include_citations=include_citations,

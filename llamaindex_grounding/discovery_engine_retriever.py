@@ -128,13 +128,11 @@ class DiscoveryEngineRetriever(BaseRetriever):
             timeout=timeout,
             retry=retry,
         )
-        self._target = DiscoveryEngineTarget(
-            project=self._connection.project,
-            location=location,
-            data_store=data_store_id,
-            engine=engine_id,
+        self._target = self._connection.target(
+            data_store_id=data_store_id,
+            engine_id=engine_id,
             collection=collection,
-            serving_config=serving_config_id,
+            serving_config_id=serving_config_id,
         )
         self._spec = ChunkSearchSpec(
             k=check_count("similarity_top_k", similarity_top_k, minimum=1),
