@@ -315,10 +315,6 @@ _INITIALISM = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
 _CANNOT_END_LINE = ",;(/&+=\\[{<–—-"
 
 
-def _is_alnum(ch: str) -> bool:
-    return ch.isalnum()
-
-
 def _has_alnum(text: str, start: int, end: int) -> bool:
     return any(text[i].isalnum() for i in range(start, end))
 

@@ -118,10 +118,6 @@ class SemanticIndex:
     def __len__(self) -> int:
         return len(self._vectors)
 
-    def similarities(self, query: str) -> np.ndarray:
-        """The cosine similarity of ``query`` to every chunk, in [-1, 1]."""
-        return self.chunk_similarities(self.query_vector(query))
-
     def chunk_similarities(self, query_vector: np.ndarray) -> np.ndarray:
         """The cosine similarity of a query vector to every chunk."""
         if not len(self._vectors):

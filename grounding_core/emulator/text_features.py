@@ -420,10 +420,6 @@ class Analyzer:
 
     # keys -----------------------------------------------------------------------------------
 
-    def word_key(self, word: str) -> str:
-        """The match key of a normalized word."""
-        return _word_key(self.language, word)
-
     def antonyms(self, key: str) -> frozenset[str]:
         """Keys of the opposites of ``key``."""
         return self._lexicon.antonyms.get(key, frozenset())
