@@ -21,7 +21,7 @@ from langchain_core.messages import BaseMessage
 
 from grounding_core import GroundingError, GroundingReport
 
-from .documents import document_to_source, find_answer, find_documents
+from .documents import add_new_documents, document_to_source, find_answer, find_documents
 from .grounding_checker import GroundingChecker, LangChainGroundingReport
 
 __all__ = ["AsyncGroundingCallbackHandler", "DocumentCollector", "GroundingCallbackHandler"]
@@ -60,9 +60,8 @@ class DocumentCollector:
     def add(self, run_id: UUID, documents: Sequence[Document]) -> None:
         """Keep the documents a retriever run returned (each document once per tree)."""
         with self._lock:
-            kept = self._documents.setdefault(self._roots.get(run_id, run_id), [])
-            seen = {(d.id, d.page_content) for d in kept}
-            kept.extend(d for d in documents if (d.id, d.page_content) not in seen)
+            root = self._roots.get(run_id, run_id)
+            add_new_documents(self._documents.setdefault(root, []), documents)
 
     def finish(self, root: UUID) -> list[Document]:
         """The tree's documents; forget the tree."""

@@ -15,6 +15,7 @@ from grounding_core.metadata import grounding_source
 __all__ = [
     "ANSWER_KEYS",
     "DOCUMENT_KEYS",
+    "add_new_documents",
     "answer_key",
     "answer_text",
     "chunk_to_document",
@@ -36,6 +37,12 @@ def chunk_to_document(chunk: SourceChunk) -> Document:
     return Document.model_construct(
         id=chunk.name, page_content=chunk.content, metadata=chunk_metadata(chunk)
     )
+
+
+def add_new_documents(kept: list[Document], documents: Sequence[Document]) -> None:
+    """Append to ``kept`` the ``documents`` it does not hold yet (same id and content)."""
+    seen = {(d.id, d.page_content) for d in kept}
+    kept.extend(d for d in documents if (d.id, d.page_content) not in seen)
 
 
 def document_to_source(document: Document | str) -> GroundingSource:

@@ -15,7 +15,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializa
 from langchain_core.runnables.config import patch_config
 from pydantic import ConfigDict
 
-from .documents import find_documents
+from .documents import add_new_documents, find_documents
 from .grounding_checker import GroundingChecker
 
 __all__ = ["GroundedChain", "with_grounding"]
@@ -31,8 +31,7 @@ class _RetrievedDocuments(BaseCallbackHandler):
 
     def on_retriever_end(self, documents: Any, **kwargs: Any) -> None:
         """Keep the documents (each once)."""
-        seen = {(d.id, d.page_content) for d in self.documents}
-        self.documents.extend(d for d in documents if (d.id, d.page_content) not in seen)
+        add_new_documents(self.documents, documents)
 
 
 class GroundedChain(RunnableSerializable[Any, dict[str, Any]]):
