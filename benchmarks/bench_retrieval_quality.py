@@ -29,19 +29,18 @@ import time
 from pathlib import Path
 
 import numpy as np
-from google.cloud import discoveryengine_v1 as de
 
 from benchmarks.bench_emulator_scale import (
-    SERVING_CONFIG,
     _documents,
     _folder_bytes,
     _latencies,
     _queries,
+    grpc_search_latencies,
     stdlib_pieces,
 )
 from benchmarks.common import Row, percentile
 from benchmarks.retrieval_eval import SPLITS, evaluate, load_questions
-from grounding_core.emulator import CorpusStore, DataStore, EmulatorServer
+from grounding_core.emulator import CorpusStore, DataStore
 from grounding_core.emulator.answer_engine import AnswerParams, generate_answer
 from grounding_core.emulator.builtin import builtin_documents, builtin_fingerprint
 from grounding_core.emulator.embedding_cache import CACHE_ENV, EmbeddingCache
@@ -108,26 +107,8 @@ def _quality_rows(bm25: DataStore, hybrid: DataStore | None) -> list[Row]:
 
 
 def _grpc_p50(snapshot: DataStore, queries: list[str]) -> float:
-    store = CorpusStore(semantic=False)
-    store.put(snapshot)
-    with EmulatorServer(store) as server:
-        client = server.discovery_engine_clients().search()
-        config = SERVING_CONFIG.format(store=snapshot.id)
-
-        def round_trip(query: str) -> None:
-            client.search(
-                request=de.SearchRequest(
-                    serving_config=config,
-                    query=query,
-                    page_size=10,
-                    content_search_spec={"search_result_mode": "CHUNKS"},
-                    relevance_score_spec={"return_relevance_score": True},
-                ),
-                retry=None,
-                timeout=30,
-            )
-
-        return percentile(_latencies(round_trip, queries), 50) * MS
+    latencies = grpc_search_latencies(CorpusStore(semantic=False), snapshot, queries)
+    return percentile(latencies, 50) * MS
 
 
 def _random_semantic(embedder: Embedder, snapshot: DataStore) -> SemanticIndex:
