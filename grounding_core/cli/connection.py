@@ -18,6 +18,7 @@ from grounding_core.clients import (
     DeveloperKnowledgeClients,
     DiscoveryEngineClients,
 )
+from grounding_core.emulator.builtin import BUILTIN_DATA_STORE
 from grounding_core.errors import ConfigurationError
 from grounding_core.settings import (
     DEFAULT_COLLECTION,
@@ -38,7 +39,6 @@ __all__ = [
     "target",
 ]
 
-BUILTIN_DATA_STORE = "python-docs"
 _PROBE_SECONDS = 3.0
 
 
