@@ -24,6 +24,7 @@ from .clients import (
     DeveloperKnowledgeClients,
     DiscoveryEngineClients,
 )
+from .connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
 from .errors import (
     ConfigurationError,
     DeadlineExceededError,
@@ -92,8 +93,10 @@ __all__ = [
     "ConfigurationError",
     "DeadlineExceededError",
     "DeveloperKnowledgeClients",
+    "DeveloperKnowledgeConnection",
     "DeveloperKnowledgeSearchSpec",
     "DiscoveryEngineClients",
+    "DiscoveryEngineConnection",
     "DiscoveryEngineTarget",
     "GroundedAnswer",
     "GroundingError",

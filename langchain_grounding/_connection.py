@@ -15,8 +15,11 @@ from grounding_core import (
     DeveloperKnowledgeClients,
     DiscoveryEngineClients,
     RetryPolicy,
-    resolve_project,
 )
+from grounding_core.connection import (
+    DeveloperKnowledgeConnection as CoreDeveloperKnowledgeConnection,
+)
+from grounding_core.connection import DiscoveryEngineConnection as CoreDiscoveryEngineConnection
 from grounding_core.settings import DEFAULT_LOCATION
 
 
@@ -64,37 +67,47 @@ class DiscoveryEngineConnection(_Connection):
         default=DEFAULT_LOCATION, description="global, us, eu, ... (picks the endpoint)"
     )
 
-    _clients: DiscoveryEngineClients | None = PrivateAttr(default=None)
+    _connection: CoreDiscoveryEngineConnection | None = PrivateAttr(default=None)
 
     @property
-    def clients(self) -> DiscoveryEngineClients:
-        """Google's clients for this connection, built once."""
-        if self._clients is None:
-            self._clients = DiscoveryEngineClients(
+    def connection(self) -> CoreDiscoveryEngineConnection:
+        """The core connection (clients, resolved project), built once."""
+        if self._connection is None:
+            self._connection = CoreDiscoveryEngineConnection.create(
+                project_id=self.project_id,
                 location=self.location,
                 emulator_host=self.emulator_host,
                 credentials=self.credentials,
                 client_options=self.client_options,
+                timeout=self.timeout,
+                retry=self.retry,
             )
-        return self._clients
+        return self._connection
+
+    @property
+    def clients(self) -> DiscoveryEngineClients:
+        """Google's clients for this connection, built once."""
+        return self.connection.clients
 
     def resolved_project(self) -> str:
         """The project id to use (explicit, environment, credentials, emulator default)."""
-        return resolve_project(self.project_id, emulator=self.clients.uses_emulator)
+        return self.connection.project
 
 
 class DeveloperKnowledgeConnection(_Connection):
     """Connection to the Developer Knowledge API."""
 
-    _clients: DeveloperKnowledgeClients | None = PrivateAttr(default=None)
+    _connection: CoreDeveloperKnowledgeConnection | None = PrivateAttr(default=None)
 
     @property
     def clients(self) -> DeveloperKnowledgeClients:
         """Google's clients for this connection, built once."""
-        if self._clients is None:
-            self._clients = DeveloperKnowledgeClients(
+        if self._connection is None:
+            self._connection = CoreDeveloperKnowledgeConnection.create(
                 emulator_host=self.emulator_host,
                 credentials=self.credentials,
                 client_options=self.client_options,
+                timeout=self.timeout,
+                retry=self.retry,
             )
-        return self._clients
+        return self._connection.clients

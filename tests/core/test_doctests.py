@@ -8,6 +8,7 @@ import pytest
 MODULES = [
     "grounding_core.annotate",
     "grounding_core.clients",
+    "grounding_core.connection",
     "grounding_core.html_report",
     "grounding_core.metadata",
     "grounding_core.offsets",

@@ -1,0 +1,120 @@
+"""A connection: Google's clients for one API, the resolved project, the per-call options.
+
+What every framework component holds once it is configured. ``create`` checks the settings (a
+bad project, location, timeout or retry policy raises ``ConfigurationError``, a
+``ValueError``) and builds the clients lazily. Credentials and client options are handed to the
+client factory and kept only there (its repr never shows them).
+
+>>> connection = DiscoveryEngineConnection.create(project_id="p", emulator_host="localhost:8123")
+>>> connection.target(data_store_id="docs").serving_config_path  # doctest: +ELLIPSIS
+'projects/p/locations/global/collections/default_collection/dataStores/docs/servingConfigs/...'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from google.api_core.client_options import ClientOptions
+from google.auth.credentials import Credentials
+
+from .clients import DeveloperKnowledgeClients, DiscoveryEngineClients
+from .settings import (
+    DEFAULT_COLLECTION,
+    DEFAULT_LOCATION,
+    DEFAULT_SERVING_CONFIG,
+    CallOptions,
+    DiscoveryEngineTarget,
+    RetryPolicy,
+    resolve_project,
+)
+
+__all__ = [
+    "DEFAULT_RETRY",
+    "DEFAULT_TIMEOUT",
+    "ClientOptionsArg",
+    "DeveloperKnowledgeConnection",
+    "DiscoveryEngineConnection",
+]
+
+ClientOptionsArg = ClientOptions | Mapping[str, Any] | None
+
+DEFAULT_TIMEOUT = CallOptions().timeout
+DEFAULT_RETRY = RetryPolicy()
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryEngineConnection:
+    """Discovery Engine clients for one project and location, and the per-call options."""
+
+    clients: DiscoveryEngineClients
+    project: str
+    location: str
+    call_options: CallOptions
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        project_id: str | None = None,
+        location: str = DEFAULT_LOCATION,
+        emulator_host: str | None = None,
+        credentials: Credentials | None = None,
+        client_options: ClientOptionsArg = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+    ) -> DiscoveryEngineConnection:
+        """Validate the settings and build the (lazy) clients; resolve the project."""
+        call_options = CallOptions(timeout=timeout, retry=retry)
+        clients = DiscoveryEngineClients(
+            location=location,
+            emulator_host=emulator_host,
+            credentials=credentials,
+            client_options=client_options,
+        )
+        project = resolve_project(project_id, emulator=clients.uses_emulator)
+        return cls(clients, project, location, call_options)
+
+    def target(
+        self,
+        *,
+        data_store_id: str | None = None,
+        engine_id: str | None = None,
+        collection: str | None = DEFAULT_COLLECTION,
+        serving_config_id: str = DEFAULT_SERVING_CONFIG,
+    ) -> DiscoveryEngineTarget:
+        """The data store or engine to call, in this connection's project and location."""
+        return DiscoveryEngineTarget(
+            project=self.project,
+            location=self.location,
+            data_store=data_store_id,
+            engine=engine_id,
+            collection=collection,
+            serving_config=serving_config_id,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DeveloperKnowledgeConnection:
+    """Developer Knowledge clients and the per-call options."""
+
+    clients: DeveloperKnowledgeClients
+    call_options: CallOptions
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        emulator_host: str | None = None,
+        credentials: Credentials | None = None,
+        client_options: ClientOptionsArg = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+    ) -> DeveloperKnowledgeConnection:
+        """Validate the settings and build the (lazy) clients."""
+        call_options = CallOptions(timeout=timeout, retry=retry)
+        clients = DeveloperKnowledgeClients(
+            emulator_host=emulator_host, credentials=credentials, client_options=client_options
+        )
+        return cls(clients, call_options)
