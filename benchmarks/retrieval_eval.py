@@ -10,7 +10,11 @@ Splits, each written before the design it judges:
 - ``heldout``: written after the first design was settled; looked at while designing the second
   (document evidence, sentence vectors), as a check of what the design split suggested;
 - ``heldout2``: written before the second design was started (more questions about the smaller
-  topics, every document that answers labeled), and not looked at until it was settled.
+  topics, every document that answers labeled), and not looked at until it was settled;
+- ``heldout3``: written after the second design was settled, by a writer who saw the corpus
+  and the earlier questions but no ranking (detail questions on topics the others cover
+  little, every document that answers labeled), before the third design (a second embedding
+  model) was started, and not looked at until it was settled.
 
 A search returns chunks; a question's ranking is its distinct documents in the order of their
 best chunk. Metrics, averaged over questions:
@@ -85,7 +89,12 @@ def load_questions(path: Path = EVAL_FILE, split: str | None = None) -> list[Que
     return [q for q in questions if split is None or q.split == split]
 
 
-SPLITS = (("design", "design"), ("heldout", "held-out"), ("heldout2", "held-out 2"))
+SPLITS = (
+    ("design", "design"),
+    ("heldout", "held-out"),
+    ("heldout2", "held-out 2"),
+    ("heldout3", "held-out 3"),
+)
 """The splits and their names in reports."""
 
 

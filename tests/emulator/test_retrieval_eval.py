@@ -20,10 +20,11 @@ def test_eval_set_is_labeled_and_mostly_paraphrased():
     assert len(questions) >= 60
     assert len({q.id for q in questions}) == len(questions)
     assert sum(q.paraphrased for q in questions) > 0.8 * len(questions)
-    assert {q.split for q in questions} == {"design", "heldout", "heldout2"}
+    assert {q.split for q in questions} == {"design", "heldout", "heldout2", "heldout3"}
     held_out = [q for q in questions if q.split != "design"]
     assert len(held_out) >= len(questions) // 2
     assert len([q for q in questions if q.split == "heldout2"]) >= 30
+    assert len([q for q in questions if q.split == "heldout3"]) >= 30
     assert all(q.relevant for q in questions)
 
 
@@ -63,4 +64,5 @@ def test_quality_benchmark_quick_run():
     assert (f"all ({count} questions)", f"recall@5 ({mode})") in metrics
     assert ("held-out (22 questions)", f"MRR@10 ({mode})") in metrics
     assert ("held-out 2 (46 questions)", f"MRR@10 ({mode})") in metrics
+    assert ("held-out 3 (40 questions)", f"MRR@10 ({mode})") in metrics
     assert all(row.value > 0 for row in rows)
