@@ -43,7 +43,7 @@ _CONVERSATIONAL = words(
     able unable sure not no don doesn didn can't cannot isn t s ll ve d m re
     breakdown recap rundown walkthrough walk through guide go goes going take takes approach
     ways way things thing stuff matter matters topic topics case cases example examples
-    follows happy certainly gladly indeed
+    follows happy certainly gladly indeed depends depend
     hola gracias espero ayude ayuda aqui esta lo que encontre saludos buena pregunta
     bonjour merci espere aide voici ce que j'ai trouve bonne question
     hallo danke hoffe hilft hier ist was ich gefunden habe gute frage gerne
@@ -109,9 +109,27 @@ _OFFER = re.compile(
     r"|if\s+you\s+(?:have|need|want|would\s+like|['’]d\s+like)|would\s+you\s+like"
     r"|i\s+(?:can|could|would\s+be\s+happy\s+to|['’]d\s+be\s+happy\s+to)\s+(?:also\s+)?"
     r"(?:help|show|explain|walk|provide|share|write)|happy\s+to\s+help"
-    r"|hope\s+(?:this|that|it)|happy\s+\w+ing|good\s+luck|enjoy|cheers)\b",
+    r"|hope\s+(?:this|that|it)|happy\s+\w+ing|good\s+luck|enjoy|cheers"
+    r"|i(?:\s+would|['’]d)\s+(?:also\s+)?(?:recommend|suggest|advise|retry|try|start|consider)"
+    r"|i\s+(?:recommend|suggest|advise)"
+    # a pointer to a professional: "Always check with your pharmacist if you're unsure."
+    r"|(?:please\s+)?(?:always\s+)?(?:check|consult|talk|speak|confirm)\s+(?:with\s+|to\s+)?"
+    r"(?:your|a|an)\s+(?:own\s+)?(?:doctor|physician|pharmacist|lawyer|attorney|accountant"
+    r"|tax\s+(?:advisor|adviser|professional)|financial\s+(?:advisor|adviser)|advisor|adviser"
+    r"|professional|healthcare\s+provider|vet|veterinarian|dentist))\b",
     re.IGNORECASE,
 )
+# The same openers (wishes, hopes, "I'll tell you about X") in other languages.
+_OFFER_ELSEWHERE = re.compile(
+    r"^\W*(?:espero\s+que|ojal[aá]|j['’]esp[eè]re|ich\s+hoffe|spero\s+che|надеюсь|удачи"
+    r"|желаю|آمل|أتمنى|نتمنى|מקווה|בהצלחה|उम्मीद\s+है|आशा\s+है|希望|祝|願わくは|お役に立て"
+    r"|ご参考|참고로|도움이\s+되)"
+    r"|(?:알려\s*드릴게요|알려\s*드리겠습니다|설명해\s*드릴게요|설명해\s*드리겠습니다"
+    r"|소개해\s*드릴게요|정리해\s*드릴게요|ご紹介します|ご説明します|紹介します|説明します"
+    r"|まとめました|为您介绍|给你介绍|介绍一下)\W*$",
+    re.IGNORECASE,
+)
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)", re.IGNORECASE)
 
 
 def _only_conversational_phrases(text: str) -> bool:
@@ -128,6 +146,8 @@ def _content_words(features: TextFeatures) -> int:
     for surface, kind in zip(features.surfaces, features.kinds, strict=True):
         if kind not in CONTENT_KINDS or kind == TokenKind.WEAK:
             continue
+        if kind == TokenKind.IDENT and _URL.match(surface):
+            continue  # a link points to content; "See <link> for more." states nothing
         if kind in (TokenKind.NUMBER, TokenKind.IDENT, TokenKind.MONTH):
             count += 2
         elif surface not in _CONVERSATIONAL:
@@ -145,6 +165,8 @@ def needs_grounding_check(text: str, kind: SegmentKind, features: TextFeatures) 
     if stripped.endswith(("?", "？", "؟")):
         return False
     if _SOURCE_REMARK.search(text) or _OFFER.match(text) or _PRESENTATION.match(text):
+        return False
+    if _OFFER_ELSEWHERE.search(text):
         return False
     content = _content_words(features)
     if content == 0:

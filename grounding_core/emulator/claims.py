@@ -35,6 +35,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .lexicon import MONTHS
+
 __all__ = ["Segment", "SegmentKind", "split_claims", "split_segments"]
 
 
@@ -237,6 +239,52 @@ _MAYBE_FINAL = frozenset(
         "ph.d",
         "b.sc",
         "m.sc",
+    ]
+)
+# Words that follow an ordinal written as digits and a point ("23. April", "19. Jahrhundert").
+_AFTER_ORDINAL = frozenset(
+    name.casefold() for name in MONTHS if name.isalpha() and name.isascii()
+) | frozenset(
+    [
+        "jahrhundert",
+        "jahrhunderts",
+        "jahrtausend",
+        "jh",
+        "platz",
+        "mal",
+        "auflage",
+        "stock",
+        "etage",
+        "klasse",
+        "kapitel",
+        "band",
+        "runde",
+        "spieltag",
+        "geburtstag",
+        "jahrestag",
+    ]
+)
+_BEFORE_ORDINAL = frozenset(
+    [
+        "am",
+        "im",
+        "vom",
+        "zum",
+        "zur",
+        "bis",
+        "ab",
+        "seit",
+        "der",
+        "die",
+        "das",
+        "dem",
+        "den",
+        "des",
+        "ein",
+        "eine",
+        "einem",
+        "einen",
+        "einer",
     ]
 )
 _OPENERS = frozenset(
@@ -473,6 +521,10 @@ def _ends_sentence(text: str, run_start: int, run_end: int, block_end: int) -> b
     if before_key in _NEVER_FINAL:
         return before_key == "no" and not text[following].isdigit()
     opener = _next_word(text, following, block_end)
+    if before_key.isdigit() and len(before_key) <= 3 and opener in _AFTER_ORDINAL:
+        # a German ordinal: "am 23. April", "im 19. Jahrhundert" (not "version 2. March")
+        previous = _word_before(text, len(text[: run_start - len(before)].rstrip()))
+        return previous.casefold() not in _BEFORE_ORDINAL
     if before_key in _MAYBE_FINAL or _INITIALISM.fullmatch(before_key):
         return opener in _OPENERS
     if len(before_key) == 1 and before_key.isalpha() and text[run_start - 1].isupper():

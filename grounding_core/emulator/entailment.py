@@ -37,7 +37,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import lexicon
-from .text_features import CONTENT_KINDS, WEIGHT_LIGHT, Analyzer, TextFeatures, TokenKind
+from .text_features import (
+    CONTENT_KINDS,
+    WEIGHT_LIGHT,
+    Analyzer,
+    NegationScope,
+    TextFeatures,
+    TokenKind,
+)
 
 __all__ = [
     "COVERAGE_SLOPE",
@@ -299,6 +306,14 @@ def _near_stem(key: str, premise: Premise) -> bool:
     return False
 
 
+def _same_unit(claim: str, fact: str | None) -> bool:
+    """Whether a claim's unit agrees with a fact's (a fact that names none, or names only
+    "degrees" for a temperature, agrees)."""
+    if fact is None or claim == fact:
+        return True
+    return {claim, fact} & {"degree"} != set() and (claim + fact).count("°") == 1
+
+
 def _number_problems(claim: ClaimProfile, views: Sequence[_Part], keys: set[str]) -> list[str]:
     problems = []
     for quantity in claim.features.quantities:
@@ -313,8 +328,13 @@ def _number_problems(claim: ClaimProfile, views: Sequence[_Part], keys: set[str]
         }
         if quantity.unit is not None:
             units = {fact_quantities[p].unit if p in fact_quantities else None for view, p in found}
-            if None not in units and quantity.unit not in units:
+            if not any(_same_unit(quantity.unit, unit) for unit in units):
                 problems.append(f"{quantity.key} is in {sorted(u or '' for u in units)}")
+                continue
+        if quantity.rate is not None:
+            rates = {fact_quantities[p].rate if p in fact_quantities else None for view, p in found}
+            if not any(_same_unit(quantity.rate, rate) for rate in rates):
+                problems.append(f"{quantity.key} is per {sorted(r or '' for r in rates)}")
                 continue
         attached = quantity.attached
         if attached is not None and attached in keys and attached != quantity.key:
@@ -349,7 +369,10 @@ def _negation_problems(claim: ClaimProfile, views: Sequence[_Part]) -> list[str]
     ]
     for scope in claim.features.negations:
         relevant = scope.keys & claim.weights.keys()
-        if not any((relevant & fact.keys) if relevant else True for _, fact in fact_scopes):
+        if not any(
+            (relevant & _clause_keys(view, fact)) if relevant else True
+            for view, fact in fact_scopes
+        ):
             problems.append(f"negation of {sorted(relevant)} not in fact")
     if not fact_scopes:
         return problems
@@ -361,6 +384,17 @@ def _negation_problems(claim: ClaimProfile, views: Sequence[_Part]) -> list[str]
         if not _stated_positively(view, overlap):
             problems.append(f"fact negates {sorted(overlap)}")
     return problems
+
+
+def _clause_keys(view: _Part, scope: NegationScope) -> frozenset[str]:
+    """The keys a premise negation bears on: its scope and the rest of its clause (a passive
+    negates what comes before it: "an exclusive lock is not obtained")."""
+    features = view.premise.features
+    clause = features.clauses[scope.position]
+    before = scope.position
+    while before > 0 and features.clauses[before - 1] == clause:
+        before -= 1
+    return scope.keys | frozenset(features.keys[before : scope.position])
 
 
 def _positive_claim_keys(features: TextFeatures) -> frozenset[str]:

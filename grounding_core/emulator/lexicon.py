@@ -14,6 +14,7 @@ __all__ = [
     "ANTONYM_PAIRS",
     "BACKWARD_NEGATIONS",
     "COMPARATIVES",
+    "CONDITIONAL_NEGATIONS",
     "CURRENCY_SYMBOLS",
     "FORWARD_NEGATIONS",
     "HANGUL_NEGATIONS",
@@ -201,6 +202,95 @@ FORWARD_NEGATIONS: frozenset[str] = words(
     khong chua
     """
 )
+# Clause openers that negate their clause: "unless directed by a doctor" = "without a doctor's
+# direction".
+CONDITIONAL_NEGATIONS: frozenset[str] = words("unless")
+# English irregular verb forms that a stemmer leaves apart from their base ("frozen" / "freeze");
+# forms that are also other words ("left", "found", "saw", "rose", "lay") are not listed.
+IRREGULAR_FORMS: dict[str, str] = {
+    form: base
+    for base, forms in {
+        "freeze": "froze frozen",
+        "take": "took taken",
+        "write": "wrote written",
+        "choose": "chose chosen",
+        "give": "gave given",
+        "break": "broke broken",
+        "speak": "spoke spoken",
+        "drive": "drove driven",
+        "begin": "began begun",
+        "run": "ran",
+        "grow": "grew grown",
+        "know": "knew known",
+        "show": "shown",
+        "hide": "hid hidden",
+        "forbid": "forbade forbidden",
+        "fall": "fell fallen",
+        "eat": "ate eaten",
+        "go": "went gone",
+        "make": "made",
+        "build": "built",
+        "send": "sent",
+        "spend": "spent",
+        "buy": "bought",
+        "bring": "brought",
+        "think": "thought",
+        "keep": "kept",
+        "hold": "held",
+        "lose": "lost",
+        "pay": "paid",
+        "sell": "sold",
+        "tell": "told",
+        "teach": "taught",
+        "win": "won",
+        "catch": "caught",
+        "seek": "sought",
+        "fly": "flew flown",
+        "draw": "drew drawn",
+        "throw": "threw thrown",
+        "wear": "wore worn",
+        "tear": "tore torn",
+        "bear": "bore borne",
+        "swim": "swam swum",
+        "sing": "sang sung",
+        "ring": "rang rung",
+        "drink": "drank drunk",
+        "shrink": "shrank shrunk",
+        "sink": "sank sunk",
+        "steal": "stole stolen",
+        "wake": "woke woken",
+        "ride": "rode ridden",
+        "shake": "shook shaken",
+        "mistake": "mistook mistaken",
+        "undertake": "undertook undertaken",
+        "overtake": "overtook overtaken",
+        "rewrite": "rewrote rewritten",
+        "withdraw": "withdrew withdrawn",
+        "arise": "arose arisen",
+        "forget": "forgot forgotten",
+        "understand": "understood",
+        "lead": "led",
+        "feed": "fed",
+        "flee": "fled",
+        "meet": "met",
+        "sleep": "slept",
+        "sweep": "swept",
+        "weep": "wept",
+        "dig": "dug",
+        "stick": "stuck",
+        "strike": "struck",
+        "swing": "swung",
+        "hang": "hung",
+        "bind": "bound",
+        "grind": "ground",
+        "wind": "wound",
+        "light": "lit",
+        "slide": "slid",
+        "bite": "bit bitten",
+        "weave": "wove woven",
+    }.items()
+    for form in forms.split()
+}
 # Words that negate what comes before them in their clause ("GPUs are unsupported").
 BACKWARD_NEGATIONS: frozenset[str] = words(
     """
@@ -257,7 +347,8 @@ COMPARATIVES: frozenset[str] = words(
     mas menos mejor peor mayor menor
     mais menos melhor pior maior menor
     piu meno migliore peggiore maggiore minore
-    больше меньше быстрее медленнее лучше хуже выше ниже
+    больше меньше быстрее медленнее лучше хуже выше ниже севернее южнее восточнее западнее
+    раньше позже дороже дешевле
     """
 )
 THAN_WORDS: frozenset[str] = words("than als que di dan чем")
@@ -308,6 +399,11 @@ ANTONYM_PAIRS: tuple[tuple[str, str], ...] = tuple(
             client/server read/write up/down off/on push/pull within/outside frequently/rarely
             frequent/rare often/rarely strong/eventual strongly/eventually
             consistent/inconsistent before/since lowest/maximum highest/minimum
+            northern/southern eastern/western northward/southward eastward/westward
+            mehr/weniger schneller/langsamer besser/schlechter hoher/niedriger
+            plus/moins meilleur/pire mas/menos mejor/peor mayor/menor melhor/pior maior/menor
+            больше/меньше быстрее/медленнее лучше/хуже выше/ниже севернее/южнее
+            восточнее/западнее раньше/позже дороже/дешевле
             cheaper/pricier mehr/weniger schneller/langsamer besser/schlechter
             plus/moins mas/menos mais/menos piu/meno больше/меньше быстрее/медленнее
             """
@@ -460,6 +556,12 @@ NUMBER_WORDS: dict[str, int] = {
     "deux": 2,
     "trois": 3,
 }
+# Words that count occurrences, numbers only in a frequency ("once a day", "at least once").
+FREQUENCY_WORDS: dict[str, int] = {"once": 1, "thrice": 3}
+# Words between a quantity and the unit of its rate: "100 requests per minute", "twice a day".
+RATE_WORDS = frozenset(
+    ["per", "a", "an", "each", "every", "/", "pro", "je", "par", "por", "al", "по", "в", "每", "毎"]
+)
 SCALE_WORDS: dict[str, int] = {
     "hundred": 100,
     "thousand": 1_000,
@@ -490,13 +592,21 @@ UNITS: dict[str, str] = {
         "ms": "ms msec msecs millisecond milliseconds ミリ秒 毫秒",
         "us": "µs μs microsecond microseconds",
         "ns": "ns nanosecond nanoseconds",
-        "s": "s sec secs second seconds sekunden secondes segundos 秒 秒钟 초",
-        "min": "min mins minute minutes minuten 分 分钟 분",
-        "h": "h hr hrs hour hours stunden heures horas 時間 小时 시간",
-        "day": "d day days tage jours dias 日 天 일",
-        "week": "wk week weeks wochen semaines semanas 週 周",
-        "month": "mo month months monate mois meses ヶ月 个月",
-        "year": "yr yrs year years jahre ans anos 年",
+        "s": "s sec secs second seconds sekunden secondes segundos 秒 秒钟 초 секунда секунды "
+        "секунд секунду ثانية ثوان ثواني सेकंड שניה שניות",
+        "min": "min mins minute minutes minuten minutos минута минуты минут минуту دقيقة دقائق "
+        "मिनट דקה דקות 分 分钟 분",
+        "h": "h hr hrs hour hours stunde stunden heure heures hora horas час часа часов ساعة ساعات "
+        "घंटा घंटे שעה שעות 時間 小时 시간",
+        "day": "d day days tag tage jour jours dia dias día "
+        "días день дня дней يوم أيام दिन יום ימים "
+        "日 天 일",
+        "week": "wk week weeks woche wochen semaine semaines semana semanas неделя недели недель "
+        "أسبوع أسابيع सप्ताह हफ्ते שבוע שבועות 週 周 주",
+        "month": "mo month months monat monate mois mes meses месяц месяца месяцев شهر أشهر महीना "
+        "महीने חודש חודשים ヶ月 个月 개월",
+        "year": "yr yrs year years jahr jahre an ans ano anos año años год года лет سنة سنوات साल "
+        "वर्ष שנה שנים 年",
         "byte": "b byte bytes",
         "kb": "kb kib kilobyte kilobytes",
         "mb": "mb mib megabyte megabytes",
@@ -616,13 +726,17 @@ WEEKDAYS: dict[str, int] = {
     name: number
     for number, names in enumerate(
         [
-            "monday montag lundi lunes segunda lunedi",
-            "tuesday dienstag mardi martes terca martedi",
-            "wednesday mittwoch mercredi miercoles quarta mercoledi",
-            "thursday donnerstag jeudi jueves quinta giovedi",
-            "friday freitag vendredi viernes sexta venerdi",
-            "saturday samstag samedi sabado sabato",
-            "sunday sonntag dimanche domingo domenica",
+            "monday mondays montag lundi lunes "
+            "segunda lunedi понедельник понедельника सोमवार الاثنين",
+            "tuesday tuesdays dienstag mardi martes terca martedi вторник вторника मंगलवार الثلاثاء",
+            "wednesday wednesdays mittwoch mercredi miercoles quarta "
+            "mercoledi среда среду среды बुधवार الأربعاء",
+            "thursday thursdays donnerstag jeudi jueves "
+            "quinta giovedi четверг четверга गुरुवार الخميس",
+            "friday fridays freitag vendredi viernes sexta "
+            "venerdi пятница пятницу пятницы शुक्रवार الجمعة",
+            "saturday saturdays samstag samedi sabado sabato суббота субботу субботы शनिवार السبت",
+            "sunday sundays sonntag dimanche domingo domenica воскресенье воскресенья रविवार الأحد",
         ],
         start=1,
     )

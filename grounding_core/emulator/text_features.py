@@ -18,13 +18,16 @@ Keys by token kind:
   Armenian; Hebrew loses one prefixed particle instead), then its unit (``km`` = ``kilometres``)
   or English synonym group if it has one (``allows`` = ``enables``);
 - a number: ``#`` and its value (``1,000`` = ``1000``, ``1.5 million`` = ``2M`` scaled, ``three``
-  = ``3``, any script's digits; decimals as written: ``3.10`` is not ``3.1``); a version or IP
-  (``1.2.3``) stays literal; an ISO date is a year, a month and a day;
+  = ``3``, "twice" = ``2``, "once" in a frequency = ``1``, any script's digits; decimals as
+  written: ``3.10`` is not ``3.1``); a version or IP (``1.2.3``, ``v1.2.3``) stays literal; an
+  ISO date is a year, a month and a day. A number's unit (``250 °C``, ``100 degrees Celsius``)
+  and the unit of its rate (``100 requests per minute``) must agree with the fact's;
 - a bound: ``up to``, ``at most``, ``no more than``, and before a number ``less than``, ``under``
   share one key; ``at least``, and before a number ``more than``, ``over``, another;
 - an identifier (``client.search``, ``us-central1``, ``v1.2.3``, ``H100``, a URL) and any word in
   a code span: ``=`` and itself, unstemmed (every word of a fact is also reachable that way);
-- a month (``March``, ``mars``, ``3月``): ``@m`` and its number;
+- a month (``March``, ``mars``, ``3月``): ``@m`` and its number; a day of the week
+  (``Friday``, ``пятница``, ``शुक्रवार``): ``@d`` and its number;
 - scripts written without spaces: Han runs become character bigrams (split at function characters
   such as 的 and at negation characters), Katakana runs are words, Hiragana runs are weak tokens,
   Hangul words lose their particles and become bigrams, Thai/Lao/Khmer/Myanmar runs become bigrams.
@@ -164,7 +167,7 @@ def _token_pattern() -> re.Pattern[str]:
         rf"|(?P<kata>[{_KATAKANA}]+)"
         rf"|(?P<hangul>[{_HANGUL}]+)"
         rf"|(?P<sea>[{_SEA}]+)"
-        r"|(?P<sym>[%‰$€£¥₹°℃℉])"
+        r"|(?P<sym>°[CFcf](?![^\W\d_])|[%‰$€£¥₹°℃℉])"
         r"|(?P<brk>[.,;:!?()\[\]{}\"“”«»。！？、，；：（）「」『』\n]|--|—|–)"
     )
 
@@ -206,7 +209,14 @@ _LETTER_SCALES = {"K": 1_000, "M": 1_000_000, "B": 1_000_000_000}
 # Capitalized in mid-sentence these are values ("defaults to None"), not negations.
 _LITERALS = frozenset({"none", "null", "nil", "false"})
 _ABBREVIATION_IDENTS = frozenset({"e.g", "i.e", "etc", "cf", "vs", "z.b", "d.h", "p.ex", "p.ej"})
+_VERSION_PREFIX = re.compile(r"^v(?=\d+(?:\.\d+)+$)")
 _LABEL = re.compile(r"[\W_]*([^\W\d_][^:\n]{0,40}?)[\W_]*:[*_]*\s+\S")
+
+
+def _nfkc(text: str) -> str:
+    """``text`` in NFKC, except that the numero sign stays a sign: NFKC spells it "No", which
+    would read as a negation ("№ 1/2")."""
+    return unicodedata.normalize("NFKC", text.replace("№", "#"))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -331,12 +341,15 @@ def _scaled(value: str, factor: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Quantity:
-    """A number in a text: value key (``#3.5``), unit key or ``None``, and token position."""
+    """A number in a text: value key (``#3.5``), unit key or ``None``, the word it counts,
+    its token position, and the unit of its rate or ``None`` ("100 requests per minute":
+    ``min``)."""
 
     key: str
     unit: str | None
     attached: str | None
     position: int
+    rate: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,7 +446,7 @@ class Analyzer:
     def keys_of(self, text: str) -> frozenset[str]:
         """The keys of the words and numbers of a short text such as a title (no context)."""
         found: set[str] = set()
-        for match in _token_pattern().finditer(unicodedata.normalize("NFKC", text)):
+        for match in _token_pattern().finditer(_nfkc(text)):
             group = match.lastgroup
             if group == "word":
                 category, word, key = _classify(self.language, match.group(0))
@@ -444,7 +457,7 @@ class Analyzer:
 
     def analyze(self, text: str, *, claim: bool = False) -> TextFeatures:
         """Features of ``text``; a claim is one sentence, a fact is split into sentences."""
-        nfkc = _CONTRACTION.sub(_expand_contraction, unicodedata.normalize("NFKC", text))
+        nfkc = _CONTRACTION.sub(_expand_contraction, _nfkc(text))
         sentence_starts = [0] if claim else _fact_sentence_starts(nfkc)
         label_end = -1
         if claim:
@@ -475,6 +488,8 @@ class Analyzer:
 def _word_key(language: str, word: str) -> str:
     if language == "hebrew":  # no stemmer: drop one prefixed particle (ב, ה, ו, כ, ל, מ, ש)
         return word[1:] if len(word) > 3 and word[0] in "בהוכלמש" else word
+    if language == "english":
+        word = lexicon.IRREGULAR_FORMS.get(word, word)  # "frozen" is "freeze"
     stem = _stemmer(language).stemWord(word)
     lex = _build_lexicon(language)
     return lex.units.get(stem) or lex.synonyms.get(stem, stem)
@@ -491,7 +506,9 @@ def _build_lexicon(language: str) -> _Lexicon:
                 synonyms.setdefault(stem(normalize_word(word)), key)
 
     def key_of(word: str) -> str:
-        stemmed = str(stem(normalize_word(word)))
+        normalized = normalize_word(word)
+        script = _script_language(normalized[0])  # a Cyrillic word is keyed as Russian text is
+        stemmed = str(_stemmer(script).stemWord(normalized) if script else stem(normalized))
         return synonyms.get(stemmed, stemmed)
 
     antonyms: dict[str, set[str]] = {}
@@ -520,12 +537,40 @@ _FORWARD = frozenset(normalize_word(w) for w in lexicon.FORWARD_NEGATIONS)
 _BACKWARD = frozenset(normalize_word(w) for w in lexicon.BACKWARD_NEGATIONS)
 _BREAKERS = frozenset(lexicon.NEGATION_BREAKERS)
 _MONTHS = {normalize_word(k): v for k, v in lexicon.MONTHS.items()}
+_WEEKDAYS = {normalize_word(k): v for k, v in lexicon.WEEKDAYS.items()}
 _UNITS = {normalize_word(k): v for k, v in lexicon.UNITS.items()}
 _NUMBER_WORDS = {normalize_word(k): v for k, v in lexicon.NUMBER_WORDS.items()}
 _SCALES = {normalize_word(k): v for k, v in lexicon.SCALE_WORDS.items()}
 _HANGUL_SUFFIXES = lexicon.HANGUL_SUFFIXES
 # Words that _resolve_words looks at (numbers are looked at too).
-_RESOLVE_TRIGGERS = frozenset(_MONTHS) | frozenset(_NUMBER_WORDS) | frozenset(_SCALES)
+_RESOLVE_TRIGGERS = (
+    frozenset(_MONTHS)
+    | frozenset(_NUMBER_WORDS)
+    | frozenset(_SCALES)
+    | frozenset(lexicon.FREQUENCY_WORDS)
+    | frozenset(_WEEKDAYS)
+    | {"degree", "degrees"}
+)
+
+
+def _counts_times(surfaces: Sequence[str], i: int) -> bool:
+    """Whether the word at ``i`` ("once") counts occurrences ("once a day", "at least once")
+    rather than joining clauses ("once it starts")."""
+    after = normalize_word(surfaces[i + 1]) if i + 1 < len(surfaces) else ""
+    before = normalize_word(surfaces[i - 1]) if i > 0 else ""
+    return (
+        after in lexicon.RATE_WORDS
+        or after in ("or", "and", "")
+        or before
+        in (
+            "least",
+            "most",
+            "only",
+            "exactly",
+            "than",
+            "just",
+        )
+    )
 
 
 class _Builder:
@@ -606,7 +651,10 @@ class _Builder:
         elif group == "sea":
             self._sea(raw)
         elif group == "sym":
-            self._push(raw, TokenKind.SYMBOL, 0.0, raw)
+            # "°C" has the key of "Celsius": a fact's "°C" holds a claim's "degrees Celsius"
+            unit = _UNITS.get(normalize_word(raw))
+            key = "%" + unit if unit is not None and unit.startswith("°") else raw
+            self._push(key, TokenKind.SYMBOL, 0.0, normalize_word(raw))
         else:
             self._push("", TokenKind.BREAK, 0.0, raw)
             if raw not in '()[]{}"“”«»':
@@ -629,19 +677,26 @@ class _Builder:
             for part in parts:  # "open-source", "end-of-life": words; "gpt-4" is a name
                 self._word(part, light=light)
             return
-        self._anchor("=" + lowered.rstrip("."), raw)
+        # "v3.45.0" is version 3.45.0, as a fact writes it after "version"
+        self._anchor("=" + _VERSION_PREFIX.sub("", lowered.rstrip(".")), raw)
 
     def _word(self, raw: str, *, light: bool) -> None:
         category, word, key = _classify(self.analyzer.language, raw)
         initial = self.at_start
         self.at_start = False
+        # Every word is reachable by its exact form, stop words too: a claim's code span
+        # (`429 Too Many Requests`) matches the same words written plainly in a fact.
+        self.aliases.setdefault("=" + word, []).append(len(self.keys))
         if category == _DIGITS or self.in_code:
             # code is matched exactly: `sorted()` is not "sorts", `None` is no negation
-            self.aliases.setdefault("=" + word, []).append(len(self.keys))
             self._anchor("=" + word, raw)
         elif category == _CLAUSE:
             self.clause += 1
-            self._push(word, TokenKind.STOP, 0.0, word)
+            # "unless directed by a doctor" negates its clause, as "without" does
+            kind = (
+                TokenKind.NEG_FORWARD if word in lexicon.CONDITIONAL_NEGATIONS else TokenKind.STOP
+            )
+            self._push(word, kind, 0.0, word)
         elif category == _FORWARD_CUE and not (
             raw[0].isupper() and not initial and word in _LITERALS
         ):
@@ -653,7 +708,6 @@ class _Builder:
         elif category == _STOP:
             self._push(word, TokenKind.STOP, 0.0, word)
         else:
-            self.aliases.setdefault("=" + word, []).append(len(self.keys))
             self._content_word(raw, word, key, initial=initial, light=light)
 
     def _content_word(self, raw: str, word: str, key: str, *, initial: bool, light: bool) -> None:
@@ -820,6 +874,19 @@ class _Builder:
                     keys[i] = f"@m{_MONTHS[surface]}"
                     kinds[i] = TokenKind.MONTH
                     self.weights[i] = WEIGHT_ANCHOR
+            elif surface in ("degree", "degrees") and _UNITS.get(
+                normalize_word(surfaces[i + 1]) if i + 1 < n else "", ""
+            ).startswith("°"):
+                keys[i], kinds[i], self.weights[i] = "", TokenKind.STOP, 0.0  # "degrees Celsius"
+            elif kind in (TokenKind.WORD, TokenKind.STOP) and surface in _WEEKDAYS:
+                self.anchors.discard(keys[i])  # a day of the week is a date: "@d5" is Friday
+                keys[i] = f"@d{_WEEKDAYS[surface]}"
+                kinds[i] = TokenKind.MONTH
+                self.weights[i] = WEIGHT_ANCHOR
+            elif surface in lexicon.FREQUENCY_WORDS and _counts_times(surfaces, i):
+                keys[i] = "#" + _canonical(str(lexicon.FREQUENCY_WORDS[surface]))
+                kinds[i] = TokenKind.NUMBER
+                self.weights[i] = WEIGHT_ANCHOR
             elif kind in (TokenKind.WORD, TokenKind.STOP) and surface in _NUMBER_WORDS:
                 keys[i] = "#" + _canonical(str(_NUMBER_WORDS[surface]))
                 kinds[i] = TokenKind.NUMBER
@@ -851,14 +918,27 @@ class _Builder:
             j = i + 1
             while j < n and j <= i + 3 and kinds[j] == TokenKind.STOP and surfaces[j] != "of":
                 j += 1
+            rate = None
             if j < n and j <= i + 3:
                 surface = normalize_word(surfaces[j])
                 if unit is None and surface in _UNITS:
                     unit = _UNITS[surface]
+                    scale = normalize_word(surfaces[j + 1]) if j + 1 < n else ""
+                    if unit == "degree" and _UNITS.get(scale, "").startswith("°"):
+                        j += 1  # "100 degrees Celsius" is "100 °C"
+                        unit = _UNITS[scale]
                 if kinds[j] in (TokenKind.WORD, TokenKind.CJK, TokenKind.IDENT):
                     attached = keys[j]
-            found.append(Quantity(keys[i], unit, attached, i))
+                rate = self._rate(j + 1)
+            found.append(Quantity(keys[i], unit, attached, i, rate))
         return tuple(found)
+
+    def _rate(self, i: int) -> str | None:
+        """The unit after "per" (or "a", "each", "/") at token ``i``, if any."""
+        surfaces = self.surfaces
+        if i + 1 < len(surfaces) and normalize_word(surfaces[i]) in lexicon.RATE_WORDS:
+            return _UNITS.get(normalize_word(surfaces[i + 1]))
+        return None
 
     def _negations(self) -> tuple[NegationScope, ...]:
         keys, kinds, clauses, surfaces = self.keys, self.kinds, self.clauses, self.surfaces

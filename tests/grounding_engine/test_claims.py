@@ -32,6 +32,17 @@ def claims(text: str) -> list[str]:
             id="initialisms",
         ),
         pytest.param(
+            "Es wurde am 23. April 1516 erlassen. Koch lebte im 19. Jahrhundert. "
+            "It shipped in version 2. March came next.",
+            [
+                "Es wurde am 23. April 1516 erlassen.",
+                "Koch lebte im 19. Jahrhundert.",
+                "It shipped in version 2.",
+                "March came next.",
+            ],
+            id="german-ordinals",
+        ),
+        pytest.param(
             "Python 3.5 added async. Upgrade to v1.2.3 or 10.0.0.1 first. Pi is 3.14159.",
             ["Python 3.5 added async.", "Upgrade to v1.2.3 or 10.0.0.1 first.", "Pi is 3.14159."],
             id="decimals-and-versions",

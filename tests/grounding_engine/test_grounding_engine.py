@@ -99,6 +99,15 @@ def test_problems_say_why():
         "I couldn't find pricing details in the provided documents.",
         "Hope that helps — happy coding! 🚀",
         "希望对你有帮助！",
+        "See https://example.com/docs for more.",
+        "More details: https://example.com/docs.",
+        "Short answer: it depends.",
+        "Always consult your doctor before changing the dose.",
+        "I'd recommend starting with the defaults.",
+        "祝你好运！",
+        "Надеюсь, это поможет!",
+        "Espero que esto te ayude.",
+        "도움이 되셨길 바랍니다.",
     ],
 )
 def test_connectives_need_no_check_and_get_no_citations(text):
@@ -198,6 +207,62 @@ def test_a_topic_named_earlier_in_the_fact_carries_over():
 )
 def test_bounds_negations_and_opposites(claim, fact, expected):
     assert supported(claim, [Fact(fact)]) is expected, check(claim, [Fact(fact)])
+
+
+def test_a_link_with_content_is_checked():
+    assert check("The endpoint is https://api.example.com/v1.").grounding_check_required
+
+
+@pytest.mark.parametrize(
+    ("claim", "fact", "expected"),
+    [
+        ("Preheat the oven to 230 °F.", "Preheat the oven to 230 °C (446 °F).", False),
+        ("Water boils at 100 degrees Celsius.", "Water boils at 100 °C at sea level.", True),
+        ("Water boils at 100 °C.", "Water boils at 100 degrees at sea level.", True),
+        (
+            "The plan allows 60 requests per second.",
+            "The plan allows 60 requests per minute.",
+            False,
+        ),
+        (
+            "The plan allows 60 requests per minute.",
+            "The plan allows 60 requests per minute per key.",
+            True,
+        ),
+        ("The plan allows 60 requests.", "The plan allows 60 requests per minute.", True),
+        ("Backups run once a day.", "Backups run twice a day.", False),
+        ("Backups run at least twice a day.", "Backups run at least twice a day.", True),
+        ("Once the job starts, logs stream.", "Once the job starts, logs stream.", True),
+        ("JSON support was added in v2.4.0.", "Version 2.4.0 added JSON support.", True),
+        ("The museum is closed on Mondays.", "The museum is closed on Tuesdays.", False),
+        ("संग्रहालय सोमवार को बंद रहता है।", "संग्रहालय मंगलवार को बंद रहता है।", False),
+        ("Музей закрыт в понедельник.", "Музей закрыт в пятницу.", False),
+        ("Река течёт севернее города.", "Река течёт южнее города.", False),
+        ("Река течёт южнее города.", "Река течёт южнее города.", True),
+    ],
+)
+def test_units_rates_counts_and_days(claim, fact, expected):
+    assert supported(claim, [Fact(fact)]) is expected, check(claim, [Fact(fact)])
+
+
+@pytest.mark.parametrize(
+    ("claim", "fact"),
+    [
+        (
+            "A `404 Not Found` response means the bucket does not exist.",
+            "HTTP 404 Not Found means the bucket does not exist.",
+        ),
+        (
+            "Refunds cannot exceed $50 without a manager's approval.",
+            "Refunds cannot exceed $50 unless approved by a manager.",
+        ),
+        ("Never freeze the samples.", "The samples must not be frozen."),
+        ("Readers do not take an exclusive lock.", "An exclusive lock is not taken by readers."),
+        ("Поезд № 5 отправляется в полдень.", "Поезд № 5 отправляется в полдень."),
+    ],
+)
+def test_the_same_statement_in_other_forms(claim, fact):
+    assert supported(claim, [Fact(fact)]), check(claim, [Fact(fact)])
 
 
 @pytest.mark.parametrize(
