@@ -527,7 +527,12 @@ def _ends_sentence(text: str, run_start: int, run_end: int, block_end: int) -> b
         return previous.casefold() not in _BEFORE_ORDINAL
     if before_key in _MAYBE_FINAL or _INITIALISM.fullmatch(before_key):
         return opener in _OPENERS
-    if len(before_key) == 1 and before_key.isalpha() and text[run_start - 1].isupper():
+    if (
+        len(before_key) == 1
+        and before_key.isalpha()
+        and text[run_start - 1].isupper()
+        and text[run_start - 2 : run_start - 1] != "°"  # "1,5 °C." ends a sentence
+    ):
         return opener in _OPENERS  # an initial, as in "John F. Kennedy"
     return True
 

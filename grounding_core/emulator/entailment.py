@@ -33,6 +33,7 @@ engine tries that only when no single fact suffices.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -121,7 +122,7 @@ def prepare_premise(analyzer: Analyzer, text: str, title: str = "") -> Premise:
                 per_sentence_sets[sentences[position]].add(alias)
     per_sentence = [frozenset(keys) for keys in per_sentence_sets]
     title_keys = analyzer.keys_of(title) if title else frozenset()
-    topic_keys = per_sentence[0] | title_keys
+    topic_keys = per_sentence[0] | title_keys | _acronyms(text)
     starts = range(max(1, count - WINDOW_SENTENCES + 1))
     window_keys = tuple(frozenset().union(*per_sentence[i : i + WINDOW_SENTENCES]) for i in starts)
     window_ranges = tuple((bounds[i], bounds[min(count, i + WINDOW_SENTENCES)]) for i in starts)
@@ -140,6 +141,23 @@ def prepare_premise(analyzer: Analyzer, text: str, title: str = "") -> Premise:
         negated_positions=negated,
         stems_by_prefix={k: tuple(v) for k, v in by_prefix.items()},
     )
+
+
+_CAPITALIZED_RUN = re.compile(
+    r"\b[A-Z][\w-]*(?:\s+(?:(?:of|for|and|the|on|de|du|des|der|für)\s+)?[A-Z][\w-]*)+"
+)
+
+
+def _acronyms(text: str) -> frozenset[str]:
+    """The acronyms a fact spells out: "Specialty Coffee Association" holds "SCA" (a claim's
+    acronym is matched by its key and by its exact form)."""
+    found: set[str] = set()
+    for match in _CAPITALIZED_RUN.finditer(text):
+        words = [w for w in match.group(0).split() if w[0].isupper()]
+        for start in range(len(words) - 1):  # "The Specialty Coffee Association" too
+            acronym = "".join(w[0] for w in words[start:]).casefold()
+            found.update((acronym, "=" + acronym))
+    return frozenset(found)
 
 
 def prepare_claim(features: TextFeatures, proper_names: frozenset[str]) -> ClaimProfile:
@@ -320,23 +338,27 @@ def _number_problems(claim: ClaimProfile, views: Sequence[_Part], keys: set[str]
         found = [(view, p) for view in views for p in _positions(view, quantity.key)]
         if not found:
             continue  # reported as a missing anchor
+        # positions are per fact: two facts of a joint premise are told apart by their view
         fact_quantities = {
-            q.position: q
+            (id(view), q.position): q
             for view in views
             for q in view.premise.features.quantities
             if view.in_range(q.position)
         }
+        matches = [fact_quantities.get((id(view), p)) for view, p in found]
         if quantity.unit is not None:
-            units = {fact_quantities[p].unit if p in fact_quantities else None for view, p in found}
+            units = {q.unit if q is not None else None for q in matches}
             if not any(_same_unit(quantity.unit, unit) for unit in units):
                 problems.append(f"{quantity.key} is in {sorted(u or '' for u in units)}")
                 continue
         if quantity.rate is not None:
-            rates = {fact_quantities[p].rate if p in fact_quantities else None for view, p in found}
+            rates = {q.rate if q is not None else None for q in matches}
             if not any(_same_unit(quantity.rate, rate) for rate in rates):
                 problems.append(f"{quantity.key} is per {sorted(r or '' for r in rates)}")
                 continue
         attached = quantity.attached
+        if quantity.unit == "x":
+            continue  # "ten times the amplitude": "times" is no noun the number counts
         if attached is not None and attached in keys and attached != quantity.key:
             nouns = [(view, q) for view in views for q in _positions(view, attached)]
             near = any(
@@ -378,10 +400,17 @@ def _negation_problems(claim: ClaimProfile, views: Sequence[_Part]) -> list[str]
         return problems
     stated = _positive_claim_keys(claim.features)
     for view, scope in fact_scopes:
-        overlap = scope.keys & stated
+        # a predicate negation ("the digits 8 and 9 are never used") negates its subject too,
+        # when the claim states the whole predicate ("backups persist" is not "backups are
+        # not deleted automatically")
+        negated, clause = scope.keys, -1
+        if _after_copula(view, scope) and scope.keys <= stated:
+            negated = _clause_keys(view, scope)
+            clause = view.premise.features.clauses[scope.position]
+        overlap = negated & stated
         if len(overlap) < min(2, len(scope.keys)) or not overlap:
             continue
-        if not _stated_positively(view, overlap):
+        if not _stated_positively(view, overlap, clause):
             problems.append(f"fact negates {sorted(overlap)}")
     return problems
 
@@ -397,6 +426,13 @@ def _clause_keys(view: _Part, scope: NegationScope) -> frozenset[str]:
     return scope.keys | frozenset(features.keys[before : scope.position])
 
 
+def _after_copula(view: _Part, scope: NegationScope) -> bool:
+    """Whether the negation follows a form of "be" ("is not obtained", "are never used")."""
+    features = view.premise.features
+    before = features.surfaces[max(0, scope.position - 2) : scope.position]
+    return any(word in lexicon.COPULAS for word in before)
+
+
 def _positive_claim_keys(features: TextFeatures) -> frozenset[str]:
     """Content keys of the claim that occur in a clause without negation."""
     negated_clauses = {features.clauses[scope.position] for scope in features.negations}
@@ -407,15 +443,18 @@ def _positive_claim_keys(features: TextFeatures) -> frozenset[str]:
     )
 
 
-def _stated_positively(view: _Part, keys: frozenset[str]) -> bool:
-    """Whether one clause of the premise window holds all ``keys`` outside negation scopes."""
+def _stated_positively(view: _Part, keys: frozenset[str], negated_clause: int = -1) -> bool:
+    """Whether one clause of the premise window (not ``negated_clause``) holds all ``keys``
+    outside negation scopes."""
     premise = view.premise
     features = premise.features
     by_clause: dict[int, set[str]] = {}
     for key in keys:
         for position in _positions(view, key):
-            if features.kinds[position] in CONTENT_KINDS and (
-                position not in premise.negated_positions
+            if (
+                features.kinds[position] in CONTENT_KINDS
+                and position not in premise.negated_positions
+                and features.clauses[position] != negated_clause
             ):
                 by_clause.setdefault(features.clauses[position], set()).add(key)
     return any(found >= keys for found in by_clause.values())

@@ -15,19 +15,26 @@ __all__ = [
     "BACKWARD_NEGATIONS",
     "COMPARATIVES",
     "CONDITIONAL_NEGATIONS",
+    "COPULAS",
     "CURRENCY_SYMBOLS",
     "FORWARD_NEGATIONS",
+    "FREQUENCY_WORDS",
     "HANGUL_NEGATIONS",
     "HANGUL_SUFFIXES",
     "HAN_NEGATION_CHARS",
     "HAN_NEGATION_EXCEPTIONS",
     "HAN_STOP_CHARS",
+    "IRREGULAR_FORMS",
     "KANA_NEGATIONS",
     "LIGHT_WORDS",
     "MONTHS",
     "NEGATION_BREAKERS",
+    "NEGATION_PHRASES",
     "NUMBER_WORDS",
+    "ORDINALS",
+    "ORDINAL_DETERMINERS",
     "QUANTIFIERS",
+    "RATE_WORDS",
     "SCALE_WORDS",
     "STOPWORDS",
     "SYNONYM_GROUPS",
@@ -310,7 +317,7 @@ HAN_NEGATION_EXCEPTIONS: frozenset[str] = words(
     """
 )
 HAN_STOP_CHARS: frozenset[str] = frozenset(
-    "的了是在和与與也就而及或这這那之其为為以于於被把吗嗎呢吧啊它他她我你您们們"
+    "的了是在和与與也就而及或这這那之其为為以于於被把吗嗎呢吧啊它他她我你您们們个個"
 )
 KANA_NEGATIONS: tuple[str, ...] = ("ない", "ません", "なし", "ず", "ぬ", "無い")
 HANGUL_NEGATIONS: tuple[str, ...] = ("않", "못", "없", "아니", "아닙", "아닌", "아님")
@@ -354,7 +361,7 @@ COMPARATIVES: frozenset[str] = words(
 THAN_WORDS: frozenset[str] = words("than als que di dan чем")
 QUANTIFIERS: frozenset[str] = words(
     """
-    all every always only exclusively solely must mandatory
+    all always only exclusively solely must mandatory
     alle immer nur jeder tous toujours seulement todos siempre solo sempre apenas tutti
     все всегда только
     """
@@ -404,6 +411,8 @@ ANTONYM_PAIRS: tuple[tuple[str, str], ...] = tuple(
             plus/moins meilleur/pire mas/menos mejor/peor mayor/menor melhor/pior maior/menor
             больше/меньше быстрее/медленнее лучше/хуже выше/ниже севернее/южнее
             восточнее/западнее раньше/позже дороже/дешевле
+            shared/private maternal/paternal maternally/paternally 母系/父系 母亲/父亲
+            अधिक/कम ज़्यादा/कम बढ़ाता/घटाता बढ़ता/घटता बढ़ाता/कम
             cheaper/pricier mehr/weniger schneller/langsamer besser/schlechter
             plus/moins mas/menos mais/menos piu/meno больше/меньше быстрее/медленнее
             """
@@ -412,16 +421,14 @@ ANTONYM_PAIRS: tuple[tuple[str, str], ...] = tuple(
 )
 # Groups of words that mean the same in a claim/fact pair; the first word is the group's key.
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tuple(
-    tuple(word for word in line.strip().split(",") if word and " " not in word)
+    tuple(word.strip() for word in line.split(",") if word.strip() and " " not in word.strip())
+    # a group is one line; a line that ends with "," goes on with the next
     for line in """
     allow,allows,allowed,allowing,let,lets,enable,enables,permit,permits,permitted,can
     support,supports,supported,handle,handles,accept,accepts,work with,compatible
     use,uses,used,using,utilize,utilizes,employ,employs,leverage,leverages,rely,relies
-    provide,provides,provided,offer,offe
-    rs,offered,give,gives,deliver,delive
-    rs,supply,supplies,include,includes,
-    feature,features,come,comes,has,have
-    ,contain,contains
+    provide,provides,provided,offer,offers,offered,give,gives,deliver,delivers,
+      supply,supplies,include,includes,feature,features,come,comes,has,have,contain,contains
     create,creates,created,make,makes,build,builds,built,generate,generates,produce,produces
     delete,deletes,deleted,remove,removes,removed,erase,erases,drop,drops,destroy
     show,shows,display,displays,list,lists,present,presents,return,returns
@@ -496,8 +503,11 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tuple(
     configure,configures,configured,set,sets,specify,specifies,specified,define,defines
     deploy,deploys,deployed,deployment,publish,publishes,release,releases,ship,ships
     expire,expires,expired,lapse
+    every,each
     contain,consist,comprise,comprises
-    """.strip().splitlines()
+    """.strip()
+    .replace(",\n", ",")
+    .splitlines()
 )
 # Low-information words: their absence from a fact costs little.
 LIGHT_WORDS: frozenset[str] = words(
@@ -547,6 +557,13 @@ NUMBER_WORDS: dict[str, int] = {
     "hundred": 100,
     "thousand": 1000,
     "dozen": 12,
+    "twofold": 2,
+    "threefold": 3,
+    "fourfold": 4,
+    "fivefold": 5,
+    "tenfold": 10,
+    "hundredfold": 100,
+    "thousandfold": 1000,
     "twice": 2,
     "double": 2,
     "triple": 3,
@@ -556,6 +573,22 @@ NUMBER_WORDS: dict[str, int] = {
     "deux": 2,
     "trois": 3,
 }
+# Ordinals: numbers after a determiner ("the third most abundant"), words elsewhere ("Second, ...").
+ORDINALS: dict[str, int] = {
+    word: number
+    for number, word in enumerate(
+        ["second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"],
+        start=2,
+    )
+}
+ORDINAL_DETERMINERS = frozenset(["the", "its", "their", "a", "his", "her", "our", "my", "your"])
+# Forms of "be": a negation after one negates the clause's subject too ("X is not obtained").
+COPULAS: frozenset[str] = words(
+    "is are was were be been being ist sind war waren wird werden wurde wurden est sont etait "
+    "etaient es son era eran esta estan е является являются"
+)
+# Two-word negation cues: "because of X rather than Y" negates Y.
+NEGATION_PHRASES: tuple[tuple[str, str], ...] = (("rather", "than"), ("instead", "of"))
 # Words that count occurrences, numbers only in a frequency ("once a day", "at least once").
 FREQUENCY_WORDS: dict[str, int] = {"once": 1, "thrice": 3}
 # Words between a quantity and the unit of its rate: "100 requests per minute", "twice a day".
@@ -598,15 +631,15 @@ UNITS: dict[str, str] = {
         "मिनट דקה דקות 分 分钟 분",
         "h": "h hr hrs hour hours stunde stunden heure heures hora horas час часа часов ساعة ساعات "
         "घंटा घंटे שעה שעות 時間 小时 시간",
-        "day": "d day days tag tage jour jours dia dias día "
+        "day": "d day days tag tage tagen jour jours dia dias día "
         "días день дня дней يوم أيام दिन יום ימים "
         "日 天 일",
         "week": "wk week weeks woche wochen semaine semaines semana semanas неделя недели недель "
         "أسبوع أسابيع सप्ताह हफ्ते שבוע שבועות 週 周 주",
-        "month": "mo month months monat monate mois mes meses месяц месяца месяцев شهر أشهر महीना "
-        "महीने חודש חודשים ヶ月 个月 개월",
-        "year": "yr yrs year years jahr jahre an ans ano anos año años год года лет سنة سنوات साल "
-        "वर्ष שנה שנים 年",
+        "month": "mo month months monat monate monaten mois mes meses месяц месяца месяцев شهر "
+        "أشهر महीना महीने חודש חודשים ヶ月 个月 개월",
+        "year": "yr yrs year years jahr jahre jahren an ans ano anos año años год года лет سنة "
+        "سنوات साल वर्ष שנה שנים 年",
         "byte": "b byte bytes",
         "kb": "kb kib kilobyte kilobytes",
         "mb": "mb mib megabyte megabytes",

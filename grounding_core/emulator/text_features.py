@@ -15,8 +15,8 @@ Keys by token kind:
 
 - a word: its Snowball stem (PyStemmer; the language is guessed once per request for Latin
   script, and taken from the script otherwise: Cyrillic, Greek, Arabic, Devanagari, Tamil,
-  Armenian; Hebrew loses one prefixed particle instead), then its unit (``km`` = ``kilometres``)
-  or English synonym group if it has one (``allows`` = ``enables``);
+  Armenian; Hebrew loses up to three prefixed particles instead), then its unit (``km`` =
+  ``kilometres``) or English synonym group if it has one (``allows`` = ``enables``);
 - a number: ``#`` and its value (``1,000`` = ``1000``, ``1.5 million`` = ``2M`` scaled, ``three``
   = ``3``, "twice" = ``2``, "once" in a frequency = ``1``, any script's digits; decimals as
   written: ``3.10`` is not ``3.1``); a version or IP (``1.2.3``, ``v1.2.3``) stays literal; an
@@ -210,6 +210,12 @@ _LETTER_SCALES = {"K": 1_000, "M": 1_000_000, "B": 1_000_000_000}
 _LITERALS = frozenset({"none", "null", "nil", "false"})
 _ABBREVIATION_IDENTS = frozenset({"e.g", "i.e", "etc", "cf", "vs", "z.b", "d.h", "p.ex", "p.ej"})
 _VERSION_PREFIX = re.compile(r"^v(?=\d+(?:\.\d+)+$)")
+_DISCOURSE_MARKER = re.compile(
+    r"\W*((?:first|second|third|fourth|fifth|finally|lastly|next|then|additionally|moreover"
+    r"|furthermore|besides|however|overall|importantly|notably|in\s+(?:short|summary|addition"
+    r"|practice|general|particular)|for\s+(?:example|instance))(?:ly)?)\s*,",
+    re.IGNORECASE,
+)
 _LABEL = re.compile(r"[\W_]*([^\W\d_][^:\n]{0,40}?)[\W_]*:[*_]*\s+\S")
 
 
@@ -464,6 +470,9 @@ class Analyzer:
             label = _LABEL.match(nfkc)
             if label and len(label.group(1).split()) <= 4:
                 label_end = label.end(1)
+            marker = _DISCOURSE_MARKER.match(nfkc)
+            if marker:  # "Second, ...": the order of the answer's points, not a claim
+                label_end = max(label_end, marker.end(1))
         builder = _Builder(self, len(sentence_starts))
         sentence = 0
         next_start = sentence_starts[1] if len(sentence_starts) > 1 else len(nfkc) + 1
@@ -486,8 +495,13 @@ class Analyzer:
 
 @functools.lru_cache(maxsize=65536)
 def _word_key(language: str, word: str) -> str:
-    if language == "hebrew":  # no stemmer: drop one prefixed particle (ב, ה, ו, כ, ל, מ, ש)
-        return word[1:] if len(word) > 3 and word[0] in "בהוכלמש" else word
+    if language == "hebrew":
+        # no stemmer: drop up to three prefixed particles (ב, ה, ו, כ, ל, מ, ש), so that
+        # "ומהפקת" ("and from the production of") and "והפקת" share a key
+        for _ in range(3):
+            if len(word) > 3 and word[0] in "בהוכלמש":
+                word = word[1:]
+        return word
     if language == "english":
         word = lexicon.IRREGULAR_FORMS.get(word, word)  # "frozen" is "freeze"
     stem = _stemmer(language).stemWord(word)
@@ -542,6 +556,26 @@ _UNITS = {normalize_word(k): v for k, v in lexicon.UNITS.items()}
 _NUMBER_WORDS = {normalize_word(k): v for k, v in lexicon.NUMBER_WORDS.items()}
 _SCALES = {normalize_word(k): v for k, v in lexicon.SCALE_WORDS.items()}
 _HANGUL_SUFFIXES = lexicon.HANGUL_SUFFIXES
+_PREPOSITIONS = frozenset(
+    [
+        "of",
+        "for",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "to",
+        "from",
+        "per",
+        "than",
+        "versus",
+        "vs",
+        "into",
+        "over",
+        "under",
+    ]
+)
 # Words that _resolve_words looks at (numbers are looked at too).
 _RESOLVE_TRIGGERS = (
     frozenset(_MONTHS)
@@ -549,6 +583,8 @@ _RESOLVE_TRIGGERS = (
     | frozenset(_SCALES)
     | frozenset(lexicon.FREQUENCY_WORDS)
     | frozenset(_WEEKDAYS)
+    | frozenset(lexicon.ORDINALS)
+    | {phrase[0] for phrase in lexicon.NEGATION_PHRASES}
     | {"degree", "degrees"}
 )
 
@@ -883,6 +919,17 @@ class _Builder:
                 keys[i] = f"@d{_WEEKDAYS[surface]}"
                 kinds[i] = TokenKind.MONTH
                 self.weights[i] = WEIGHT_ANCHOR
+            elif (
+                surface in lexicon.ORDINALS
+                and i > 0
+                and surfaces[i - 1] in lexicon.ORDINAL_DETERMINERS
+            ):
+                keys[i] = f"#{lexicon.ORDINALS[surface]}th"  # "the third most abundant"
+                kinds[i] = TokenKind.NUMBER
+                self.weights[i] = WEIGHT_ANCHOR
+            elif (surface, surfaces[i + 1] if i + 1 < n else "") in lexicon.NEGATION_PHRASES:
+                keys[i], kinds[i], self.weights[i] = surface, TokenKind.NEG_FORWARD, 0.0
+                keys[i + 1], kinds[i + 1], self.weights[i + 1] = "", TokenKind.STOP, 0.0
             elif surface in lexicon.FREQUENCY_WORDS and _counts_times(surfaces, i):
                 keys[i] = "#" + _canonical(str(lexicon.FREQUENCY_WORDS[surface]))
                 kinds[i] = TokenKind.NUMBER
@@ -916,7 +963,14 @@ class _Builder:
             if i > 0 and surfaces[i - 1] in lexicon.CURRENCY_SYMBOLS:
                 unit = lexicon.CURRENCY_SYMBOLS[surfaces[i - 1]]
             j = i + 1
-            while j < n and j <= i + 3 and kinds[j] == TokenKind.STOP and surfaces[j] != "of":
+            # skip articles ("5 of the nodes" stays "5 of"), stop at a preposition: in "two
+            # for a full handshake" the counted noun is left out, "full" is not it
+            while (
+                j < n
+                and j <= i + 3
+                and kinds[j] == TokenKind.STOP
+                and surfaces[j] not in _PREPOSITIONS
+            ):
                 j += 1
             rate = None
             if j < n and j <= i + 3:

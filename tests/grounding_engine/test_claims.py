@@ -43,6 +43,11 @@ def claims(text: str) -> list[str]:
             id="german-ordinals",
         ),
         pytest.param(
+            "Il vise 1,5 °C. Les parties doivent communiquer.",
+            ["Il vise 1,5 °C.", "Les parties doivent communiquer."],
+            id="degrees-before-a-period",
+        ),
+        pytest.param(
             "Python 3.5 added async. Upgrade to v1.2.3 or 10.0.0.1 first. Pi is 3.14159.",
             ["Python 3.5 added async.", "Upgrade to v1.2.3 or 10.0.0.1 first.", "Pi is 3.14159."],
             id="decimals-and-versions",

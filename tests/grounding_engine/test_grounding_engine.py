@@ -108,6 +108,9 @@ def test_problems_say_why():
         "Надеюсь, это поможет!",
         "Espero que esto te ayude.",
         "도움이 되셨길 바랍니다.",
+        "¡Claro!",
+        "더 궁금한 점이 있으면 말씀해 주세요.",
+        "Θέλετε να μάθετε περισσότερα;",
     ],
 )
 def test_connectives_need_no_check_and_get_no_citations(text):
@@ -209,6 +212,33 @@ def test_bounds_negations_and_opposites(claim, fact, expected):
     assert supported(claim, [Fact(fact)]) is expected, check(claim, [Fact(fact)])
 
 
+@pytest.mark.parametrize(
+    ("claim", "fact"),
+    [
+        (
+            "Rot comes from a shortage of water.",
+            "Rot comes from heat rather than a shortage of water.",
+        ),
+        (
+            "The digits 8 and 9 can appear in a code.",
+            "The digits 8 and 9 are never used in a code.",
+        ),
+        ("The directive applies only to private caches.", "It applies only to shared caches."),
+    ],
+)
+def test_what_the_fact_denies_is_unsupported(claim, fact):
+    assert not supported(claim, [Fact(fact)]), check(claim, [Fact(fact)])
+
+
+def test_joint_facts_keep_their_own_numbers_and_units():
+    facts = [
+        Fact("It brews with water between 90 and 96 °C."),
+        Fact("It uses about 55 g of coffee per litre of water."),
+    ]
+    result = check("It brews at 90–96 °C and uses about 55 g of coffee per litre.", facts)
+    assert sorted(result.fact_indices) == [0, 1], result
+
+
 def test_a_link_with_content_is_checked():
     assert check("The endpoint is https://api.example.com/v1.").grounding_check_required
 
@@ -239,6 +269,15 @@ def test_a_link_with_content_is_checked():
         ("Музей закрыт в понедельник.", "Музей закрыт в пятницу.", False),
         ("Река течёт севернее города.", "Река течёт южнее города.", False),
         ("Река течёт южнее города.", "Река течёт южнее города.", True),
+        ("Argon is the second most abundant gas.", "Argon is the third most abundant gas.", False),
+        ("Argon is the third most abundant gas.", "Argon is the third most abundant gas.", True),
+        ("每天要花10到16分钟进食。", "成年大熊猫每天要花10到16个小时进食。", False),
+        (
+            "Man kann mit zwei Monaten Frist kündigen.",
+            "Man kann mit zwei Wochen Frist kündigen.",
+            False,
+        ),
+        ("Each step means ten times the amplitude.", "Each step means a tenfold amplitude.", True),
     ],
 )
 def test_units_rates_counts_and_days(claim, fact, expected):
@@ -259,6 +298,16 @@ def test_units_rates_counts_and_days(claim, fact, expected):
         ("Never freeze the samples.", "The samples must not be frozen."),
         ("Readers do not take an exclusive lock.", "An exclusive lock is not taken by readers."),
         ("Поезд № 5 отправляется в полдень.", "Поезд № 5 отправляется в полдень."),
+        (
+            "The SCA recommends water at 93 °C.",
+            "The Specialty Coffee Association recommends water at 93 °C.",
+        ),
+        (
+            "On-demand backups persist until you delete them.",
+            "On-demand backups are not deleted automatically; they persist until you delete them.",
+        ),
+        ("Every value has an owner.", "Each value has an owner."),
+        ("Second, the gas is inert.", "The gas is inert."),
     ],
 )
 def test_the_same_statement_in_other_forms(claim, fact):
