@@ -97,6 +97,9 @@ _PROTECTED = re.compile(
 _NEXT_WORD = re.compile(r"[\W_]*(\w*)")
 _LINE_BREAK = re.compile(r"[ \t]*(?:\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])")
 _SPACE_RUN = re.compile(r"\s+")
+# Thai words that carry a sentence on after a space, and that open a condition.
+_THAI_CONTINUATIONS = ("จะ", "ก็", "และ", "หรือ", "แต่", "ซึ่ง", "ที่", "เพื่อ", "เพราะ", "โดย")
+_THAI_CONDITIONS = ("ถ้า", "หาก", "เมื่อ", "แม้", "ถึงแม้")
 # A space between two letters of these scripts separates sentences (they do not space words).
 _SPACE_SEPARATED_SCRIPTS = re.compile(r"(?<=[\u0e00-\u0e7f\u0e80-\u0eff])[ \t]+(?=[\u0e00-\u0eff])")
 
@@ -219,6 +222,12 @@ _NEVER_FINAL = frozenset(
 # Abbreviations that may end a sentence: a boundary only before a typical sentence opener.
 _MAYBE_FINAL = frozenset(
     [
+        "руб",
+        "коп",
+        "тыс",
+        "млн",
+        "млрд",
+        "грн",
         "etc",
         "inc",
         "ltd",
@@ -608,8 +617,21 @@ def _sentence_ends(text: str, start: int, end: int) -> list[int]:
         if _line_break_ends(text, pos, end):
             ends.add(pos)
     for match in _SPACE_SEPARATED_SCRIPTS.finditer(text, start, end):
-        ends.add(match.start())
+        if _thai_space_ends(text, match.start(), match.end(), ends, start):
+            ends.add(match.start())
     return sorted(ends)
+
+
+def _thai_space_ends(text: str, space: int, after: int, ends: set[int], start: int) -> bool:
+    """Whether the space at ``space`` ends a sentence of Thai or Lao: not before a word that
+    carries the sentence on ("จะ", "และ") or an abbreviation ("ภ.ง.ด."), nor after the first
+    clause of a condition ("ถ้ายื่นออนไลน์ จะได้...")."""
+    following = text[after : after + 4]
+    if following.startswith(_THAI_CONTINUATIONS) or following[1:2] == ".":
+        return False
+    clause_start = max([start, *(e for e in ends if e < space)])
+    clause = text[clause_start:space].lstrip(" -*•\t0123456789.)")
+    return not (clause.startswith(_THAI_CONDITIONS) and " " not in clause.strip())
 
 
 def _split_block(text: str, block: _Block) -> list[Segment]:

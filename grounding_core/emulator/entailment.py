@@ -357,8 +357,8 @@ def _number_problems(claim: ClaimProfile, views: Sequence[_Part], keys: set[str]
                 problems.append(f"{quantity.key} is per {sorted(r or '' for r in rates)}")
                 continue
         attached = quantity.attached
-        if quantity.unit == "x":
-            continue  # "ten times the amplitude": "times" is no noun the number counts
+        if quantity.unit is not None:
+            continue  # the unit is the noun, checked above ("3元", "ten times the amplitude")
         if attached is not None and attached in keys and attached != quantity.key:
             nouns = [(view, q) for view in views for q in _positions(view, attached)]
             near = any(

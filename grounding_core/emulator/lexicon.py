@@ -191,6 +191,7 @@ STOPWORDS: dict[str, frozenset[str]] = {
 FORWARD_NEGATIONS: frozenset[str] = words(
     """
     not no never none neither nor nothing nobody nowhere cannot without lacks lack lacking
+    avoid avoids avoiding
     nicht kein keine keinen keinem keiner keines nie niemals ohne nichts
     ne pas jamais aucun aucune sans rien personne
     no nunca ningun ninguna ninguno sin nada tampoco
@@ -203,7 +204,7 @@ FORWARD_NEGATIONS: frozenset[str] = words(
     не нет ни никогда без нельзя
     لا ليس ليست لم لن غير بدون
     नहीं न मत बिना
-    δεν μη μην όχι χωρίς ποτέ
+    δεν μη μην όχι χωρίς ποτέ αντί
     לא אין אינו אינה אינם בלי ללא מעולם
     nie bez nigdy
     khong chua
@@ -303,6 +304,7 @@ BACKWARD_NEGATIONS: frozenset[str] = words(
     """
     unsupported unavailable impossible unable disallowed prohibited forbidden
     incorrect untrue inaccessible unnecessary nonexistent absent missing
+    बचें
     """
 )
 # A negation cue followed by one of these is not a negation ("not only", "no matter").
@@ -390,6 +392,9 @@ ANTONYM_PAIRS: tuple[tuple[str, str], ...] = tuple(
             upload/download import/export synchronous/asynchronous sync/async
             stateless/stateful mutable/immutable required/optional
             mandatory/optional encrypted/unencrypted supported/unsupported
+            obligatoire/facultatif obligatoire/facultative obligatorio/opcional
+            obligatorio/optativo obrigatorio/opcional obbligatorio/facoltativo
+            verpflichtend/freiwillig verplicht/optioneel
             available/unavailable possible/impossible valid/invalid secure/insecure
             true/false correct/incorrect success/failure succeed/fail start/stop
             open/closed open/close online/offline horizontal/vertical
@@ -403,7 +408,7 @@ ANTONYM_PAIRS: tuple[tuple[str, str], ...] = tuple(
             easy/difficult simple/complex strong/weak hot/cold light/dark
             increase/lower raise/lower win/lose won/lost victory/defeat win/loss
             winner/loser positive/negative plus/minus import/export inside/outside
-            client/server read/write up/down off/on push/pull within/outside frequently/rarely
+            client/server read/write up/down push/pull within/outside frequently/rarely
             frequent/rare often/rarely strong/eventual strongly/eventually
             consistent/inconsistent before/since lowest/maximum highest/minimum
             northern/southern eastern/western northward/southward eastward/westward
@@ -625,21 +630,25 @@ UNITS: dict[str, str] = {
         "ms": "ms msec msecs millisecond milliseconds ミリ秒 毫秒",
         "us": "µs μs microsecond microseconds",
         "ns": "ns nanosecond nanoseconds",
-        "s": "s sec secs second seconds sekunden secondes segundos 秒 秒钟 초 секунда секунды "
-        "секунд секунду ثانية ثوان ثواني सेकंड שניה שניות",
-        "min": "min mins minute minutes minuten minutos минута минуты минут минуту دقيقة دقائق "
-        "मिनट דקה דקות 分 分钟 분",
-        "h": "h hr hrs hour hours stunde stunden heure heures hora horas час часа часов ساعة ساعات "
-        "घंटा घंटे שעה שעות 時間 小时 시간",
-        "day": "d day days tag tage tagen jour jours dia dias día "
-        "días день дня дней يوم أيام दिन יום ימים "
-        "日 天 일",
-        "week": "wk week weeks woche wochen semaine semaines semana semanas неделя недели недель "
+        "s": "s sec secs second seconds saniye secondi seconden sekund sekundy giây секунд "
+        "δευτερόλεπτα sekunden secondes segundos 秒 秒钟 초 секунда секунды секунд секунду "
+        "ثانية ثوان ثواني सेकंड שניה שניות",
+        "min": "min mins minute minutes dakika minuti minuten minut minuty phút хвилин хвилини "
+        "λεπτά minuten minutos минута минуты минут минуту دقيقة دقائق मिनट דקה דקות 分 分钟 "
+        "분",
+        "h": "h hr hrs hour hours saat ore ora uur godzin godziny giờ годин години ώρες ώρα "
+        "stunde stunden heure heures hora horas час часа часов ساعة ساعات घंटा घंटे שעה "
+        "שעות 時間 小时 시간",
+        "day": "d day days gün giorni giorno dagen dni dzień ngày днів дні ημέρες μέρες tag tage "
+        "tagen jour jours dia dias día días день дня дней يوم أيام दिन יום ימים 日 天 일",
+        "week": "wk week weeks hafta settimane settimana weken tygodni tygodnie tuần тижнів тижні "
+        "εβδομάδες woche wochen semaine semaines semana semanas неделя недели недель "
         "أسبوع أسابيع सप्ताह हफ्ते שבוע שבועות 週 周 주",
-        "month": "mo month months monat monate monaten mois mes meses месяц месяца месяцев شهر "
-        "أشهر महीना महीने חודש חודשים ヶ月 个月 개월",
-        "year": "yr yrs year years jahr jahre jahren an ans ano anos año años год года лет سنة "
-        "سنوات साल वर्ष שנה שנים 年",
+        "month": "mo month months ay mesi mese maanden miesięcy miesiące tháng місяців місяці "
+        "μήνες monat monate monaten mois mes meses месяц месяца месяцев شهر أشهر महीना "
+        "महीने חודש חודשים ヶ月 个月 개월",
+        "year": "yr yrs year years yıl anni anno jaar lat rok năm років роки χρόνια έτη jahr "
+        "jahre jahren an ans ano anos año años год года лет سنة سنوات साल वर्ष שנה שנים 年",
         "byte": "b byte bytes",
         "kb": "kb kib kilobyte kilobytes",
         "mb": "mb mib megabyte megabytes",
@@ -731,7 +740,9 @@ UNIT_WORDS: dict[str, str] = {
         """
     )
     and len(alias) > 1
+    # short aliases that are other words too ("an" hour, "ore", "lat") count only after a number
     and alias not in ("in", "us", "mi", "min", "mo", "yr", "wk", "mins", "secs", "hrs")
+    and alias not in ("an", "ay", "ore", "ora", "lat", "rok", "dni", "mes", "mese", "dia", "tag")
 }
 CURRENCY_SYMBOLS: dict[str, str] = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr"}
 MONTHS: dict[str, int] = {

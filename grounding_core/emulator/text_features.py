@@ -208,7 +208,9 @@ _CLAUSE_WORDS = lexicon.words(
 _LETTER_SCALES = {"K": 1_000, "M": 1_000_000, "B": 1_000_000_000}
 # Capitalized in mid-sentence these are values ("defaults to None"), not negations.
 _LITERALS = frozenset({"none", "null", "nil", "false"})
-_ABBREVIATION_IDENTS = frozenset({"e.g", "i.e", "etc", "cf", "vs", "z.b", "d.h", "p.ex", "p.ej"})
+_ABBREVIATION_IDENTS = frozenset(
+    {"e.g", "i.e", "etc", "cf", "vs", "z.b", "d.h", "p.ex", "p.ej", "t/m", "o.a", "bzw", "u.a"}
+)
 _VERSION_PREFIX = re.compile(r"^v(?=\d+(?:\.\d+)+$)")
 _DISCOURSE_MARKER = re.compile(
     r"\W*((?:first|second|third|fourth|fifth|finally|lastly|next|then|additionally|moreover"

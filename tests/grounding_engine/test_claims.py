@@ -48,6 +48,16 @@ def claims(text: str) -> list[str]:
             id="degrees-before-a-period",
         ),
         pytest.param(
+            "ถ้ายื่นออนไลน์ จะได้เวลาเพิ่มอีก 15 วัน ต้องยื่นแบบ ภ.ง.ด.90 ภายในวันที่ 31",
+            ["ถ้ายื่นออนไลน์ จะได้เวลาเพิ่มอีก 15 วัน", "ต้องยื่นแบบ ภ.ง.ด.90 ภายในวันที่ 31"],
+            id="thai-clauses",
+        ),
+        pytest.param(
+            "Билет стоит 890 руб. — это дороже. Поезд идёт 2 ч.",
+            ["Билет стоит 890 руб. — это дороже.", "Поезд идёт 2 ч."],
+            id="russian-abbreviations",
+        ),
+        pytest.param(
             "Python 3.5 added async. Upgrade to v1.2.3 or 10.0.0.1 first. Pi is 3.14159.",
             ["Python 3.5 added async.", "Upgrade to v1.2.3 or 10.0.0.1 first.", "Pi is 3.14159."],
             id="decimals-and-versions",

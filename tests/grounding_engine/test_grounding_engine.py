@@ -111,6 +111,10 @@ def test_problems_say_why():
         "¡Claro!",
         "더 궁금한 점이 있으면 말씀해 주세요.",
         "Θέλετε να μάθετε περισσότερα;",
+        "Сподіваюся, це допоможе!",
+        "Chúc bạn nấu ngon 🍜!",
+        "ご不明点があればお知らせください。",
+        "The full list is at https://docs.python.org/3.12/whatsnew/3.12.html.",
     ],
 )
 def test_connectives_need_no_check_and_get_no_citations(text):
@@ -278,6 +282,14 @@ def test_a_link_with_content_is_checked():
             False,
         ),
         ("Each step means ten times the amplitude.", "Each step means a tenfold amplitude.", True),
+        ("Trụng bánh phở khoảng 10 phút.", "Trụng bánh phở khoảng 10 giây.", False),
+        ("Bilet kosztuje 5 zł za 20 minut.", "Bilet kosztuje 5 zł za 20 minut.", True),
+        ("Launch is 3 days after arrival.", "Launch is 3 hours after arrival.", False),
+        (
+            "La garantie commerciale est obligatoire.",
+            "La garantie commerciale est facultative.",
+            False,
+        ),
     ],
 )
 def test_units_rates_counts_and_days(claim, fact, expected):
@@ -308,6 +320,8 @@ def test_units_rates_counts_and_days(claim, fact, expected):
         ),
         ("Every value has an owner.", "Each value has an owner."),
         ("Second, the gas is inert.", "The gas is inert."),
+        ("Do not drive after taking it.", "Avoid driving after taking it."),
+        ("Artemis I lifted off on Nov. 16, 2022.", "Artemis I lifted off on November 16, 2022."),
     ],
 )
 def test_the_same_statement_in_other_forms(claim, fact):
