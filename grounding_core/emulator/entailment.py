@@ -18,15 +18,18 @@ something the premise does not:
 ``contradiction`` (score x 0.15)
     The premise has the opposite of a claim word ("slower" for "faster", "disabled" for
     "enabled"), said of the same thing ("pressure is higher" where the fact says "pressure is
-    lower"); or the claim's number has another unit in the premise, or the premise gives its
-    noun another number ("8 vCPUs" where the fact says "8 GiB" and "4 vCPUs"); or the claim is
-    negated and the premise is not (on the same words), or the premise negates two or more of
-    the claim's words and never states them together positively; or the two sides of a
-    comparison are swapped ("A is faster than B" for "B is faster than A"; while "B is slower
-    than A" is accepted).
+    lower"); or the claim's number has another unit or rate in the premise ("250 °F" for
+    "250 °C", "per second" for "per minute"), or the premise gives its noun another number
+    ("8 vCPUs" where the fact says "8 GiB" and "4 vCPUs"); or the claim is negated and the
+    premise is not (on the same words of a clause), or the premise negates two or more of the
+    claim's words and never states them together positively (a negated predicate, "the digits 8
+    and 9 are never used", negates its subject too); or the two sides of a comparison are
+    swapped ("A is faster than B" for "B is faster than A"; while "B is slower than A" is
+    accepted).
 
 A premise is a window of up to three consecutive sentences of one fact, plus the fact's first
-sentence and title (which usually name what "it" refers to later). A claim may also be entailed by
+sentence, its title and the acronyms it spells out ("Specialty Coffee Association" holds "SCA"),
+which usually name what "it" refers to later. A claim may also be entailed by
 two facts jointly (see :func:`entail` with two parts), each covering at least 40 % of it: the
 engine tries that only when no single fact suffices.
 """
@@ -329,7 +332,7 @@ def _same_unit(claim: str, fact: str | None) -> bool:
     "degrees" for a temperature, agrees)."""
     if fact is None or claim == fact:
         return True
-    return {claim, fact} & {"degree"} != set() and (claim + fact).count("°") == 1
+    return "degree" in (claim, fact) and (claim + fact).count("°") == 1
 
 
 def _number_problems(claim: ClaimProfile, views: Sequence[_Part], keys: set[str]) -> list[str]:
@@ -356,9 +359,9 @@ def _number_problems(claim: ClaimProfile, views: Sequence[_Part], keys: set[str]
             if not any(_same_unit(quantity.rate, rate) for rate in rates):
                 problems.append(f"{quantity.key} is per {sorted(r or '' for r in rates)}")
                 continue
-        attached = quantity.attached
         if quantity.unit is not None:
             continue  # the unit is the noun, checked above ("3元", "ten times the amplitude")
+        attached = quantity.attached
         if attached is not None and attached in keys and attached != quantity.key:
             nouns = [(view, q) for view in views for q in _positions(view, attached)]
             near = any(
