@@ -33,6 +33,7 @@ __all__ = [
     "NUMBER_WORDS",
     "ORDINALS",
     "ORDINAL_DETERMINERS",
+    "PHRASAL_VERBS",
     "QUANTIFIERS",
     "RATE_WORDS",
     "SCALE_WORDS",
@@ -509,6 +510,13 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tuple(
     deploy,deploys,deployed,deployment,publish,publishes,release,releases,ship,ships
     expire,expires,expired,lapse
     every,each
+    outside,outdoors,outdoor
+    inside,indoors,indoor
+    previously,before,earlier,formerly,prior
+    night,nights,nighttime,overnight
+    move,moves,moved,transfer,transfers,transferred,relocate,relocates,relocated,migrate,migrates
+    disable,disables,disabled,deactivate,deactivates,deactivated
+    register,registers,registered,enrol,enroll,enrolls,enrolled
     contain,consist,comprise,comprises
     """.strip()
     .replace(",\n", ",")
@@ -592,6 +600,25 @@ COPULAS: frozenset[str] = words(
     "is are was were be been being ist sind war waren wird werden wurde wurden est sont etait "
     "etaient es son era eran esta estan е является являются"
 )
+# Phrasal verbs and the word they mean: "switch timeouts off" is "disable timeouts".
+PHRASAL_VERBS: dict[tuple[str, str], str] = {
+    ("turn", "off"): "disable",
+    ("switch", "off"): "disable",
+    ("turn", "on"): "enable",
+    ("switch", "on"): "enable",
+    ("set", "up"): "configure",
+    ("lift", "off"): "launch",
+    ("take", "off"): "launch",
+    ("sign", "up"): "register",
+    ("shut", "down"): "stop",
+    ("carry", "out"): "execute",
+    ("find", "out"): "discover",
+    ("look", "up"): "find",
+    ("hand", "over"): "give",
+    ("put", "off"): "postpone",
+    ("go", "up"): "increase",
+    ("go", "down"): "decrease",
+}
 # Two-word negation cues: "because of X rather than Y" negates Y.
 NEGATION_PHRASES: tuple[tuple[str, str], ...] = (("rather", "than"), ("instead", "of"))
 # Words that count occurrences, numbers only in a frequency ("once a day", "at least once").

@@ -591,6 +591,15 @@ _RESOLVE_TRIGGERS = (
 )
 
 
+@functools.cache
+def _phrasal_verbs() -> dict[tuple[str, str], str]:
+    """``(stem of the verb, particle) -> the word the phrase means``."""
+    stem = _stemmer("english").stemWord
+    return {
+        (stem(verb), particle): word for (verb, particle), word in lexicon.PHRASAL_VERBS.items()
+    }
+
+
 def _counts_times(surfaces: Sequence[str], i: int) -> bool:
     """Whether the word at ``i`` ("once") counts occurrences ("once a day", "at least once")
     rather than joining clauses ("once it starts")."""
@@ -839,6 +848,8 @@ class _Builder:
     def finish(self, *, claim: bool) -> TextFeatures:
         keys, kinds = self.keys, self.kinds
         self._resolve_words()
+        if self.analyzer.language == "english":
+            self._resolve_phrasal_verbs()
         positions: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
             where = positions.get(key)
@@ -874,6 +885,26 @@ class _Builder:
             proper_votes=dict(self.proper_votes),
             initial_capitals=frozenset(self.initial_capitals),
         )
+
+    def _resolve_phrasal_verbs(self) -> None:
+        """A verb and its particle, next to it or one word on ("switch timeouts off"), become
+        the one word they mean ("disable"); the particle stops counting."""
+        keys, kinds, surfaces = self.keys, self.kinds, self.surfaces
+        phrasal = _phrasal_verbs()
+        for i in range(len(keys) - 1):
+            if kinds[i] != TokenKind.WORD:
+                continue
+            base = _stemmer("english").stemWord(
+                lexicon.IRREGULAR_FORMS.get(surfaces[i], surfaces[i])
+            )
+            for j in (i + 1, i + 2):
+                if j >= len(keys) or kinds[j - 1] == TokenKind.BREAK:
+                    break
+                target = phrasal.get((base, surfaces[j]))
+                if target is not None:
+                    keys[i] = _word_key("english", target)
+                    keys[j], kinds[j], self.weights[j] = "", TokenKind.STOP, 0.0
+                    break
 
     def _resolve_words(self) -> None:
         """Second pass: months, number words, scale words and bounds ("at most", "up to"),

@@ -228,6 +228,7 @@ def test_bounds_negations_and_opposites(claim, fact, expected):
             "The digits 8 and 9 are never used in a code.",
         ),
         ("The directive applies only to private caches.", "It applies only to shared caches."),
+        ("Turn on two-factor login by default.", "Two-factor login is disabled by default."),
     ],
 )
 def test_what_the_fact_denies_is_unsupported(claim, fact):
@@ -321,6 +322,9 @@ def test_units_rates_counts_and_days(claim, fact, expected):
         ("Every value has an owner.", "Each value has an owner."),
         ("Second, the gas is inert.", "The gas is inert."),
         ("Do not drive after taking it.", "Avoid driving after taking it."),
+        ("Pass timeout=None to switch timeouts off.", "Pass timeout=None to disable timeouts."),
+        ("The rocket lifted off on Nov. 16, 2022.", "The rocket launched on November 16, 2022."),
+        ("The king has not moved before.", "The king has not previously moved."),
         ("Artemis I lifted off on Nov. 16, 2022.", "Artemis I lifted off on November 16, 2022."),
     ],
 )
