@@ -44,7 +44,7 @@ _CONVERSATIONAL = words(
     breakdown recap rundown walkthrough walk through guide go goes going take takes approach
     ways way things thing stuff matter matters topic topics case cases example examples
     follows happy certainly gladly indeed depends depend
-    claro vale perfecto bien genial full complete
+    claro vale perfecto bien genial full complete reaching
     hola gracias espero ayude ayuda aqui esta lo que encontre saludos buena pregunta
     bonjour merci espere aide voici ce que j'ai trouve bonne question
     hallo danke hoffe hilft hier ist was ich gefunden habe gute frage gerne
@@ -117,7 +117,10 @@ _OFFER = re.compile(
     r"|(?:please\s+)?(?:always\s+)?(?:check|consult|talk|speak|confirm)\s+(?:with\s+|to\s+)?"
     r"(?:your|a|an)\s+(?:own\s+)?(?:doctor|physician|pharmacist|lawyer|attorney|accountant"
     r"|tax\s+(?:advisor|adviser|professional)|financial\s+(?:advisor|adviser)|advisor|adviser"
-    r"|professional|healthcare\s+provider|vet|veterinarian|dentist))\b",
+    r"|professional|healthcare\s+provider|vet|veterinarian|dentist|pediatrician|paediatrician"
+    r"|gp|nurse|midwife|optician))\b"
+    # a pointer to a link: "See https://... for the full schedule."
+    r"|^\W*(?:see|visit|read|check|refer\s+to)\s+(?:[a-z][a-z0-9+.-]*://|www\.)",
     re.IGNORECASE,
 )
 # The same openers (wishes, hopes, "I'll tell you about X") in other languages.
@@ -126,7 +129,8 @@ _OFFER_ELSEWHERE = re.compile(
     r"|желаю|آمل|أتمنى|نتمنى|מקווה|בהצלחה|उम्मीद\s+है|आशा\s+है|希望|祝|願わくは|お役に立て"
     r"|ご参考|참고로|도움이\s+되|더\s+궁금한|궁금한\s+점이|ご不明|сподіваюся|сподіваюсь"
     r"|chúc|hy\s+vọng|umarım|mi\s+auguro|spero|ik\s+hoop|mam\s+nadzieję|espero"
-    r"|για\s+περισσότερες|ελπίζω|περισσότερες\s+λεπτομέρειες)"
+    r"|για\s+περισσότερες|ελπίζω|περισσότερες\s+λεπτομέρειες|gute\s+reise|viel\s+erfolg"
+    r"|prenez\s+soin|bon\s+voyage|bonne\s+journée|buen\s+viaje|cuídate|take\s+care)"
     r"|(?:알려\s*드릴게요|알려\s*드리겠습니다|설명해\s*드릴게요|설명해\s*드리겠습니다"
     r"|소개해\s*드릴게요|정리해\s*드릴게요|ご紹介します|ご説明します|紹介します|説明します"
     r"|まとめました|为您介绍|给你介绍|介绍一下)\W*$",

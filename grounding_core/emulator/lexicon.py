@@ -12,6 +12,7 @@ from __future__ import annotations
 
 __all__ = [
     "ANTONYM_PAIRS",
+    "AREA_VOLUME_UNITS",
     "BACKWARD_NEGATIONS",
     "COMPARATIVES",
     "CONDITIONAL_NEGATIONS",
@@ -37,6 +38,7 @@ __all__ = [
     "QUANTIFIERS",
     "RATE_WORDS",
     "SCALE_WORDS",
+    "SPELLED_UNITS",
     "STOPWORDS",
     "SYNONYM_GROUPS",
     "THAI_NEGATIONS",
@@ -600,6 +602,26 @@ COPULAS: frozenset[str] = words(
     "is are was were be been being ist sind war waren wird werden wurde wurden est sont etait "
     "etaient es son era eran esta estan е является являются"
 )
+# "cubic metres", "square kilometres": the same units spelled out.
+SPELLED_UNITS: dict[tuple[str, str], str] = {
+    (power, unit): key
+    for power, suffix in (("square", "2"), ("cubic", "3"))
+    for unit, base in (
+        ("metre", "m"),
+        ("metres", "m"),
+        ("meter", "m"),
+        ("meters", "m"),
+        ("kilometre", "km"),
+        ("kilometres", "km"),
+        ("kilometer", "km"),
+        ("kilometers", "km"),
+        ("centimetre", "cm"),
+        ("centimetres", "cm"),
+        ("centimeter", "cm"),
+        ("centimeters", "cm"),
+    )
+    for key in (base + suffix,)
+}
 # Phrasal verbs and the word they mean: "switch timeouts off" is "disable timeouts".
 PHRASAL_VERBS: dict[tuple[str, str], str] = {
     ("turn", "off"): "disable",
@@ -694,6 +716,13 @@ UNITS: dict[str, str] = {
         "cm": "cm centimeter centimeters centimetre centimetres",
         "m": "m meter meters metre metres metros mètres",
         "km": "km kilometer kilometers kilometre kilometres キロ 公里",
+        "mm2": "mm2 мм2",
+        "cm2": "cm2 см2",
+        "m2": "m2 м2",
+        "km2": "km2 км2",
+        "cm3": "cm3 см3",
+        "m3": "m3 м3",
+        "km3": "km3 км3",
         "mile": "mi mile miles",
         "ft": "ft foot feet",
         "in": "inch inches",
@@ -754,6 +783,12 @@ UNITS: dict[str, str] = {
         "degree": "degree degrees °",
     }.items()
     for alias in aliases.split()
+}
+# Units of area and volume written with a power (after NFKC "m³" is "m3"): words, not names.
+AREA_VOLUME_UNITS: dict[str, str] = {
+    alias: canonical
+    for alias, canonical in UNITS.items()
+    if canonical in ("mm2", "cm2", "m2", "km2", "cm3", "m3", "km3")
 }
 # Unit words that are written in several ways ("km" = "kilometres"): one key for matching.
 UNIT_WORDS: dict[str, str] = {

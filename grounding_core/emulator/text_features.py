@@ -848,6 +848,8 @@ class _Builder:
     def finish(self, *, claim: bool) -> TextFeatures:
         keys, kinds = self.keys, self.kinds
         self._resolve_words()
+        if "square" in self.surfaces or "cubic" in self.surfaces:
+            self._resolve_spelled_units()
         if self.analyzer.language == "english":
             self._resolve_phrasal_verbs()
         positions: dict[str, list[int]] = {}
@@ -885,6 +887,16 @@ class _Builder:
             proper_votes=dict(self.proper_votes),
             initial_capitals=frozenset(self.initial_capitals),
         )
+
+    def _resolve_spelled_units(self) -> None:
+        """ "cubic metres" is the unit "m³": one unit key, "cubic" stops counting."""
+        keys, kinds, surfaces = self.keys, self.kinds, self.surfaces
+        for i in range(len(keys) - 1):
+            unit = lexicon.SPELLED_UNITS.get((surfaces[i], surfaces[i + 1]))
+            if unit is not None:
+                keys[i], kinds[i], self.weights[i] = "", TokenKind.STOP, 0.0
+                keys[i + 1] = "%" + unit
+                surfaces[i + 1] = unit  # the quantity before it is in this unit
 
     def _resolve_phrasal_verbs(self) -> None:
         """A verb and its particle, next to it or one word on ("switch timeouts off"), become
@@ -1140,6 +1152,8 @@ def _classify(language: str, raw: str) -> tuple[int, str, str]:
     if len(raw) > 2 and raw[-1] == "s" and raw[:-1].isupper():
         raw = raw[:-1]  # "GPUs" -> "GPU", "APIs" -> "API"
     word = normalize_word(raw)
+    if word in lexicon.AREA_VOLUME_UNITS:  # "km²" (NFKC: "km2") is the unit "square kilometres"
+        return _CONTENT, word, "%" + lexicon.AREA_VOLUME_UNITS[word]
     if _HAS_DIGIT(word):
         return _DIGITS, word, ""
     if word in _CLAUSE_WORDS:

@@ -115,6 +115,10 @@ def test_problems_say_why():
         "Chúc bạn nấu ngon 🍜!",
         "ご不明点があればお知らせください。",
         "The full list is at https://docs.python.org/3.12/whatsnew/3.12.html.",
+        "See https://nodejs.org/en/about/previous-releases for the full schedule.",
+        "Please check with your pediatrician about your child's schedule.",
+        "Thanks for reaching out!",
+        "Gute Reise 🚆!",
     ],
 )
 def test_connectives_need_no_check_and_get_no_citations(text):
@@ -284,6 +288,9 @@ def test_a_link_with_content_is_checked():
         ),
         ("Each step means ten times the amplitude.", "Each step means a tenfold amplitude.", True),
         ("Trụng bánh phở khoảng 10 phút.", "Trụng bánh phở khoảng 10 giây.", False),
+        ("The lake holds 23,000 km³ of water.", "The lake holds 23,000 km³ of water.", True),
+        ("The lake holds 23,000 km³ of water.", "The lake holds 23,000 km² of water.", False),
+        ("It moves 209,000 m³ of water.", "It moves 209,000 cubic metres of water.", True),
         ("Bilet kosztuje 5 zł za 20 minut.", "Bilet kosztuje 5 zł za 20 minut.", True),
         ("Launch is 3 days after arrival.", "Launch is 3 hours after arrival.", False),
         (
