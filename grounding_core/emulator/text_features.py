@@ -591,6 +591,15 @@ _RESOLVE_TRIGGERS = (
 )
 
 
+_PARTICLES = frozenset(particle for _, particle in lexicon.PHRASAL_VERBS)
+
+
+@functools.lru_cache(maxsize=65536)
+def _english_base(word: str) -> str:
+    """The stem of an English verb form ("took" -> "take")."""
+    return str(_stemmer("english").stemWord(lexicon.IRREGULAR_FORMS.get(word, word)))
+
+
 @functools.cache
 def _phrasal_verbs() -> dict[tuple[str, str], str]:
     """``(stem of the verb, particle) -> the word the phrase means``."""
@@ -731,11 +740,10 @@ class _Builder:
         category, word, key = _classify(self.analyzer.language, raw)
         initial = self.at_start
         self.at_start = False
-        # Every word is reachable by its exact form, stop words too: a claim's code span
-        # (`429 Too Many Requests`) matches the same words written plainly in a fact.
-        self.aliases.setdefault("=" + word, []).append(len(self.keys))
-        if category == _DIGITS or self.in_code:
-            # code is matched exactly: `sorted()` is not "sorts", `None` is no negation
+        if category == _DIGITS or (self.in_code and category != _STOP):
+            # code is matched exactly: `sorted()` is not "sorts", `None` is no negation; its
+            # stop words are not (`429 Too Many Requests` is the fact's "429 Too Many Requests")
+            self.aliases.setdefault("=" + word, []).append(len(self.keys))
             self._anchor("=" + word, raw)
         elif category == _CLAUSE:
             self.clause += 1
@@ -747,6 +755,8 @@ class _Builder:
         elif category == _FORWARD_CUE and not (
             raw[0].isupper() and not initial and word in _LITERALS
         ):
+            # reachable by its exact form too: a claim's `404 Not Found` is a fact's "Not Found"
+            self.aliases.setdefault("=" + word, []).append(len(self.keys))
             self._push(word, TokenKind.NEG_FORWARD, 0.0, word)
         elif category == _BACKWARD_CUE:
             self._push(word, TokenKind.NEG_BACKWARD, 0.0, word)
@@ -755,6 +765,7 @@ class _Builder:
         elif category == _STOP:
             self._push(word, TokenKind.STOP, 0.0, word)
         else:
+            self.aliases.setdefault("=" + word, []).append(len(self.keys))
             self._content_word(raw, word, key, initial=initial, light=light)
 
     def _content_word(self, raw: str, word: str, key: str, *, initial: bool, light: bool) -> None:
@@ -850,7 +861,7 @@ class _Builder:
         self._resolve_words()
         if "square" in self.surfaces or "cubic" in self.surfaces:
             self._resolve_spelled_units()
-        if self.analyzer.language == "english":
+        if self.analyzer.language == "english" and not _PARTICLES.isdisjoint(self.surfaces):
             self._resolve_phrasal_verbs()
         positions: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
@@ -904,11 +915,12 @@ class _Builder:
         keys, kinds, surfaces = self.keys, self.kinds, self.surfaces
         phrasal = _phrasal_verbs()
         for i in range(len(keys) - 1):
-            if kinds[i] != TokenKind.WORD:
+            if kinds[i] != TokenKind.WORD or not (
+                surfaces[i + 1] in _PARTICLES
+                or (i + 2 < len(keys) and surfaces[i + 2] in _PARTICLES)
+            ):
                 continue
-            base = _stemmer("english").stemWord(
-                lexicon.IRREGULAR_FORMS.get(surfaces[i], surfaces[i])
-            )
+            base = _english_base(surfaces[i])
             for j in (i + 1, i + 2):
                 if j >= len(keys) or kinds[j - 1] == TokenKind.BREAK:
                     break
