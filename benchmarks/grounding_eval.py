@@ -55,7 +55,7 @@ from typing import Any
 
 from grounding_core.emulator.grounding_engine import CheckedClaim, Fact, check_grounding
 
-__all__ = ["EVAL_PATH", "Case", "Quality", "evaluate", "load_cases"]
+__all__ = ["EVAL_PATH", "Case", "Quality", "evaluate", "load_cases", "split_names"]
 
 EVAL_PATH = Path(__file__).resolve().parent.parent / "tests" / "data" / "grounding_eval.jsonl"
 LABELS = ("supported", "unsupported", "not_checked")
@@ -115,6 +115,11 @@ def load_cases(path: Path = EVAL_PATH, split: str | None = None) -> list[Case]:
                 )
             )
     return cases
+
+
+def split_names(path: Path = EVAL_PATH) -> list[str]:
+    """The splits of ``path``, in the order they were written (their first case's line)."""
+    return list(dict.fromkeys(case.split for case in load_cases(path)))
 
 
 def _predicted(claim: CheckedClaim | None) -> str:
@@ -206,18 +211,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     ``python -m benchmarks.grounding_eval``
     """
-    for split in (
-        "dev",
-        "heldout",
-        "blind",
-        "final",
-        "blind2",
-        "blind3",
-        "blind4",
-        "blind5",
-        "blind6",
-        None,
-    ):
+    for split in [*split_names(), None]:
         quality = evaluate(load_cases(split=split))
         print(summary(quality, split or "all"))
     for error in evaluate(load_cases()).errors:

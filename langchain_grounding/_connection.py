@@ -89,10 +89,6 @@ class DiscoveryEngineConnection(_Connection):
         """Google's clients for this connection, built once."""
         return self.connection.clients
 
-    def resolved_project(self) -> str:
-        """The project id to use (explicit, environment, credentials, emulator default)."""
-        return self.connection.project
-
 
 class DeveloperKnowledgeConnection(_Connection):
     """Connection to the Developer Knowledge API."""

@@ -62,9 +62,29 @@ def answer_output(query: str, answer: GroundedAnswer) -> dict[str, Any]:
     }
 
 
-class DiscoveryEngineAnswer(
-    DiscoveryEngineConnection, RunnableSerializable[str | dict[str, Any], dict[str, Any]]
-):
+class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]]):
+    """What both answer Runnables share: ``invoke``/``ainvoke`` around their ``_invoke``."""
+
+    def _invoke(self, input: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def _ainvoke(self, input: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def invoke(
+        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Answer the query."""
+        return self._call_with_config(self._invoke, input, config, **kwargs)
+
+    async def ainvoke(
+        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Async ``invoke`` on Google's async client."""
+        return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
+
+
+class DiscoveryEngineAnswer(DiscoveryEngineConnection, _Answering):
     """A grounded answer from Discovery Engine's ``answerQuery``: query in, answer out.
 
     Key init args:
@@ -104,13 +124,11 @@ class DiscoveryEngineAnswer(
 
     @model_validator(mode="after")
     def _build(self) -> DiscoveryEngineAnswer:
-        self._target = DiscoveryEngineTarget(
-            project=self.resolved_project(),
-            location=self.location,
-            data_store=self.data_store_id,
-            engine=self.engine_id,
+        self._target = self.connection.target(
+            data_store_id=self.data_store_id,
+            engine_id=self.engine_id,
             collection=self.collection,
-            serving_config=self.serving_config_id,
+            serving_config_id=self.serving_config_id,
         )
         self._spec = AnswerSpec(
             include_citations=self.include_citations,
@@ -136,22 +154,8 @@ class DiscoveryEngineAnswer(
         )
         return answer_output(query, answer)
 
-    def invoke(
-        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        """Answer the query."""
-        return self._call_with_config(self._invoke, input, config, **kwargs)
 
-    async def ainvoke(
-        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        """Async ``invoke`` on Google's async client."""
-        return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
-
-
-class DeveloperKnowledgeAnswer(
-    DeveloperKnowledgeConnection, RunnableSerializable[str | dict[str, Any], dict[str, Any]]
-):
+class DeveloperKnowledgeAnswer(DeveloperKnowledgeConnection, _Answering):
     """A grounded answer from the Developer Knowledge API's ``answerQuery``.
 
     .. code-block:: python
@@ -176,15 +180,3 @@ class DeveloperKnowledgeAnswer(
         query = _query(input)
         answer = await aanswer_developer_query(self.clients, query, self.filter, self.call_options)
         return answer_output(query, answer)
-
-    def invoke(
-        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        """Answer the query."""
-        return self._call_with_config(self._invoke, input, config, **kwargs)
-
-    async def ainvoke(
-        self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        """Async ``invoke`` on Google's async client."""
-        return await self._acall_with_config(self._ainvoke, input, config, **kwargs)

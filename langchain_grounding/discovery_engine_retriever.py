@@ -91,13 +91,11 @@ class DiscoveryEngineRetriever(DiscoveryEngineConnection, BaseRetriever):
     @model_validator(mode="after")
     def _build_target(self) -> DiscoveryEngineRetriever:
         # Validate the whole target now, not at the first query.
-        self._target = DiscoveryEngineTarget(
-            project=self.resolved_project(),
-            location=self.location,
-            data_store=self.data_store_id,
-            engine=self.engine_id,
+        self._target = self.connection.target(
+            data_store_id=self.data_store_id,
+            engine_id=self.engine_id,
             collection=self.collection,
-            serving_config=self.serving_config_id,
+            serving_config_id=self.serving_config_id,
         )
         self._spec(None, None)
         return self

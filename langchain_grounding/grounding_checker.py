@@ -92,7 +92,7 @@ class GroundingChecker(
     @model_validator(mode="after")
     def _build_names(self) -> GroundingChecker:
         self._grounding_config_path = grounding_config_path(
-            self.resolved_project(), self.location, self.grounding_config
+            self.connection.project, self.location, self.grounding_config
         )
         return self
 

@@ -558,26 +558,7 @@ _UNITS = {normalize_word(k): v for k, v in lexicon.UNITS.items()}
 _NUMBER_WORDS = {normalize_word(k): v for k, v in lexicon.NUMBER_WORDS.items()}
 _SCALES = {normalize_word(k): v for k, v in lexicon.SCALE_WORDS.items()}
 _HANGUL_SUFFIXES = lexicon.HANGUL_SUFFIXES
-_PREPOSITIONS = frozenset(
-    [
-        "of",
-        "for",
-        "in",
-        "on",
-        "at",
-        "by",
-        "with",
-        "to",
-        "from",
-        "per",
-        "than",
-        "versus",
-        "vs",
-        "into",
-        "over",
-        "under",
-    ]
-)
+_PREPOSITIONS = lexicon.words("of for in on at by with to from per than versus vs into over under")
 # Words that _resolve_words looks at (numbers are looked at too).
 _RESOLVE_TRIGGERS = (
     frozenset(_MONTHS)
