@@ -29,17 +29,18 @@ from pathlib import Path
 from google.cloud import discoveryengine_v1 as de
 
 from benchmarks.common import Row, percentile
-from grounding_core.emulator import CorpusStore, DataStore, EmulatorServer
-from grounding_core.emulator.builtin import builtin_documents
-from grounding_core.emulator.chunking import (
+from grounding_core.clients import DiscoveryEngineClients
+from grounding_emulator import CorpusStore, DataStore, EmulatorServer
+from grounding_emulator.corpus.builtin import builtin_documents
+from grounding_emulator.corpus.chunking import (
     DEFAULT_MAX_CHARS,
     blocks_from_plain_text,
     split_long_text,
 )
-from grounding_core.emulator.corpus import SourceDocument
-from grounding_core.emulator.messages import ChunkNames, search_response
-from grounding_core.emulator.records import Document
-from grounding_core.emulator.search_engine import SearchParams, search
+from grounding_emulator.corpus.reading import SourceDocument
+from grounding_emulator.corpus.records import Document
+from grounding_emulator.search.engine import SearchParams, search
+from grounding_emulator.wire.messages import ChunkNames, search_response
 
 NAME = "emulator_scale"
 SIZES = (1_000, 10_000, 100_000)
@@ -147,7 +148,7 @@ def grpc_search_latencies(
     ``snapshot`` (put into ``store``), retries off."""
     store.put(snapshot)
     with EmulatorServer(store) as server:
-        client = server.discovery_engine_clients().search()
+        client = DiscoveryEngineClients(emulator_host=server.address).search()
         config = SERVING_CONFIG.format(store=snapshot.id)
 
         def round_trip(query: str) -> None:

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 from benchmarks.common import Row, percentile, time_calls
 from benchmarks.grounding_eval import Case, evaluate, load_cases, split_names
-from grounding_core.emulator import grounding_engine
-from grounding_core.emulator.claims import split_claims
-from grounding_core.emulator.grounding_engine import CheckOutcome, Fact, check_grounding
+from grounding_emulator.grounding.claims import split_claims
+from grounding_emulator.grounding.lexical import engine as grounding_engine
+from grounding_emulator.grounding.lexical.engine import CheckOutcome, Fact, check_grounding
 
 NAME = "grounding_quality"
 _WORD = re.compile(r"\w+")

@@ -24,7 +24,7 @@ from grounding_core import (
     grounding_config_path,
     search_chunks,
 )
-from grounding_core.emulator import EmulatorServer
+from grounding_emulator import EmulatorServer
 
 PROJECT = "load-project"
 QUESTIONS = [

@@ -40,18 +40,18 @@ from benchmarks.bench_emulator_scale import (
 )
 from benchmarks.common import Row, percentile
 from benchmarks.retrieval_eval import SPLITS, evaluate, load_questions
-from grounding_core.emulator import CorpusStore, DataStore
-from grounding_core.emulator.answer_engine import AnswerParams, generate_answer
-from grounding_core.emulator.builtin import builtin_documents, builtin_fingerprint
-from grounding_core.emulator.embedding_cache import CACHE_ENV, EmbeddingCache
-from grounding_core.emulator.embeddings import (
+from grounding_emulator import CorpusStore, DataStore
+from grounding_emulator.answer.engine import AnswerParams, generate_answer
+from grounding_emulator.corpus.builtin import builtin_documents, builtin_fingerprint
+from grounding_emulator.corpus.embedding_cache import CACHE_ENV, EmbeddingCache
+from grounding_emulator.corpus.embeddings import (
     CachingEmbedder,
     Embedder,
     MiniLmEmbedder,
     default_embedder,
     sentence_texts,
 )
-from grounding_core.emulator.semantic_index import SemanticIndex
+from grounding_emulator.corpus.semantic_index import SemanticIndex
 
 NAME = "retrieval_quality"
 LATENCY_SIZES = (10_000, 100_000)
@@ -61,7 +61,7 @@ QUICK_QUERIES = 20
 MS = 1000.0
 _STARTUP = (
     "import time; started = time.perf_counter()\n"
-    "from grounding_core.emulator import EmulatorServer\n"
+    "from grounding_emulator import EmulatorServer\n"
     "with EmulatorServer() as server:\n"
     "    assert server.store.get('python-docs').semantic is not None\n"
     "    print(time.perf_counter() - started)\n"

@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="the emulator for a benchmark run")
     parser.add_argument("--delay", action="append", default=[], help="METHOD=SECONDS")
     args = parser.parse_args(argv)
-    from grounding_core.emulator import EmulatorServer
+    from grounding_emulator import EmulatorServer
 
     with EmulatorServer() as server:
         for rule in args.delay:

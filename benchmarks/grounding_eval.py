@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grounding_core.emulator.grounding_engine import CheckedClaim, Fact, check_grounding
+from grounding_emulator.grounding.lexical.engine import CheckedClaim, Fact, check_grounding
 
 __all__ = ["EVAL_PATH", "Case", "Quality", "evaluate", "load_cases", "split_names"]
 

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grounding_core.emulator import DataStore
-from grounding_core.emulator.search_engine import SearchParams, chunk_hits, search
+from grounding_emulator import DataStore
+from grounding_emulator.search.engine import SearchParams, chunk_hits, search
 
 __all__ = [
     "EVAL_FILE",

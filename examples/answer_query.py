@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from grounding_core import answer_markdown
-from grounding_core.emulator import EmulatorServer
+from grounding_emulator import EmulatorServer
 from langchain_grounding import DeveloperKnowledgeAnswer, DiscoveryEngineAnswer
 
 

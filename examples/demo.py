@@ -30,7 +30,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from examples.offline_llm import SEPARATOR, ExtractiveChatModel
-from grounding_core.emulator import EmulatorServer
+from grounding_emulator import EmulatorServer
 from langchain_grounding import DiscoveryEngineRetriever, GroundingCallbackHandler
 
 PROJECT = "demo-project"  # any project id works on the emulator

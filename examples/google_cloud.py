@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from grounding_core import DiscoveryEngineClients, DiscoveryEngineTarget
-from grounding_core.emulator import EmulatorServer
+from grounding_emulator import EmulatorServer
 from langchain_grounding import DiscoveryEngineAnswer, DiscoveryEngineRetriever, GroundingChecker
 
 

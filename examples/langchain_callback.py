@@ -20,7 +20,7 @@ from langchain_core.runnables import Runnable, RunnablePassthrough
 
 from examples.offline_llm import SEPARATOR, ExtractiveChatModel
 from grounding_core import GroundingReport
-from grounding_core.emulator import EmulatorServer
+from grounding_emulator import EmulatorServer
 from langchain_grounding import (
     AsyncGroundingCallbackHandler,
     DiscoveryEngineRetriever,

@@ -17,7 +17,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableParallel, RunnablePassthrough
 
 from examples.offline_llm import SEPARATOR, ExtractiveChatModel
-from grounding_core.emulator import EmulatorServer
+from grounding_emulator import EmulatorServer
 from langchain_grounding import DiscoveryEngineRetriever, GroundingChecker
 
 PROMPT = ChatPromptTemplate.from_template(

@@ -15,7 +15,7 @@ import sys
 from llama_index.core.query_engine import RetrieverQueryEngine
 
 from examples.offline_llm import ExtractiveLLM
-from grounding_core.emulator import EmulatorServer
+from grounding_emulator import EmulatorServer
 from llamaindex_grounding import DiscoveryEngineRetriever, GroundedQueryEngine
 
 

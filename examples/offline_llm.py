@@ -22,7 +22,7 @@ from llama_index.core.llms import (
 )
 from llama_index.core.llms.callbacks import llm_completion_callback
 
-from grounding_core.emulator.claims import split_claims
+from grounding_emulator.grounding.claims import split_claims
 
 CONTEXT_START = "Context:\n"
 CONTEXT_END = "\n\nQuestion:"

@@ -2,7 +2,7 @@
 
 Search chunks, check grounding and answer queries on Discovery Engine (Vertex AI Search) and
 the Developer Knowledge API, against Google Cloud or the local emulator
-(``grounding_core.emulator``). The only package of the project that imports Google's client
+(``grounding_emulator``). The only package of the project that imports Google's client
 libraries; the LangChain and LlamaIndex adapters receive the records defined here.
 
 >>> from grounding_core import DiscoveryEngineClients, DiscoveryEngineTarget, search_chunks

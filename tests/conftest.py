@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from grounding_core import DeveloperKnowledgeClients, DiscoveryEngineClients, DiscoveryEngineTarget
-from grounding_core.emulator import CorpusStore, EmulatorServer
+from grounding_emulator import CorpusStore, EmulatorServer
 
 TEST_DATA_STORE = "test-docs"
 TEST_ENGINE = "test-app"
@@ -156,15 +156,19 @@ def _clear_faults(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def de_clients(emulator: EmulatorServer) -> DiscoveryEngineClients:
+def de_clients(emulator: EmulatorServer) -> Iterator[DiscoveryEngineClients]:
     """Core Discovery Engine clients (sync) connected to the session emulator."""
-    return emulator.discovery_engine_clients()
+    clients = DiscoveryEngineClients(emulator_host=emulator.address)
+    yield clients
+    clients.close()
 
 
 @pytest.fixture(scope="session")
-def dk_clients(emulator: EmulatorServer) -> DeveloperKnowledgeClients:
+def dk_clients(emulator: EmulatorServer) -> Iterator[DeveloperKnowledgeClients]:
     """Core Developer Knowledge clients (sync) connected to the session emulator."""
-    return emulator.developer_knowledge_clients()
+    clients = DeveloperKnowledgeClients(emulator_host=emulator.address)
+    yield clients
+    clients.close()
 
 
 @pytest.fixture

@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from google.auth.exceptions import GoogleAuthError
 from rich.console import Console
 
-from grounding_core.emulator.errors import EmulatorError
 from grounding_core.errors import GroundingError
+from grounding_emulator.errors import EmulatorError
 
 from .emulator_commands import default_state_dir
 from .errors import UsageError

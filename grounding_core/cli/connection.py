@@ -18,7 +18,6 @@ from grounding_core.clients import (
     DeveloperKnowledgeClients,
     DiscoveryEngineClients,
 )
-from grounding_core.emulator.builtin import BUILTIN_DATA_STORE
 from grounding_core.errors import ConfigurationError
 from grounding_core.settings import (
     DEFAULT_COLLECTION,
@@ -28,6 +27,7 @@ from grounding_core.settings import (
     grounding_config_path,
     resolve_project,
 )
+from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
 
 __all__ = [
     "BUILTIN_DATA_STORE",

@@ -31,8 +31,8 @@ from rich.table import Table
 from .errors import UsageError
 
 if TYPE_CHECKING:
-    from grounding_core.emulator.datastore import ProgressCallback
-    from grounding_core.emulator.store import CorpusStore
+    from grounding_emulator.corpus.datastore import ProgressCallback
+    from grounding_emulator.corpus.store import CorpusStore
 
 __all__ = ["default_state_dir", "run_ingest", "run_serve"]
 
@@ -86,7 +86,7 @@ def _progress(console: Console, label: str) -> Iterator[ProgressCallback]:
 
 
 def _store(args: argparse.Namespace) -> CorpusStore:
-    from grounding_core.emulator.store import CorpusStore
+    from grounding_emulator.corpus.store import CorpusStore
 
     state_dir = None if args.no_state else Path(args.state_dir or default_state_dir())
     return CorpusStore(state_dir, max_chunk_chars=args.max_chunk_chars)
@@ -115,7 +115,7 @@ def _ingest_all(args: argparse.Namespace, console: Console, *, builtin: bool) ->
 
 def run_serve(args: argparse.Namespace, console: Console) -> int:
     """Serve the built-in corpus and ``--corpus`` folders until interrupted or terminated."""
-    from grounding_core.emulator.server import EmulatorServer
+    from grounding_emulator.wire.server import EmulatorServer
 
     store = _ingest_all(args, console, builtin=not args.no_builtin)
     for engine_id, data_store_id in args.engine or []:

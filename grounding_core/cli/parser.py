@@ -130,7 +130,7 @@ def _corpus_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from grounding_core.emulator.server import DEFAULT_PORT
+    from grounding_emulator.wire.server import DEFAULT_PORT
 
     serve = commands.add_parser("serve", help="run the emulator", description=run_serve.__doc__)
     _corpus_args(serve)

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PACKAGES = [
     "grounding_core",
-    "grounding_core.emulator",
+    "grounding_emulator",
     "langchain_grounding",
     "llamaindex_grounding",
 ]

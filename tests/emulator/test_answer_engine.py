@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_core.emulator import DataStore
-from grounding_core.emulator import answer_engine as engine
-from grounding_core.emulator.answer_engine import AnswerParams, generate_answer
-from grounding_core.emulator.corpus import document_from_mapping
-from grounding_core.emulator.grounding_engine import CheckOutcome
+from grounding_emulator import DataStore
+from grounding_emulator.answer import engine
+from grounding_emulator.answer.engine import AnswerParams, generate_answer
+from grounding_emulator.corpus.reading import document_from_mapping
+from grounding_emulator.grounding.lexical.engine import CheckOutcome
 from tests.emulator.fake_embedder import FakeEmbedder
 
 SHARED = "The lighthouse lamp is lit at dusk by the keeper."

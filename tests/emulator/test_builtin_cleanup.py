@@ -8,11 +8,11 @@ from pydoc_data import topics
 
 import pytest
 
-from grounding_core.emulator import DataStore
-from grounding_core.emulator.builtin import builtin_documents
-from grounding_core.emulator.chunking import blocks_from_plain_text
-from grounding_core.emulator.search_engine import SearchParams, chunk_hits, search
-from grounding_core.emulator.unwrap import unwrap_paragraph
+from grounding_emulator import DataStore
+from grounding_emulator.corpus.builtin import builtin_documents
+from grounding_emulator.corpus.chunking import blocks_from_plain_text
+from grounding_emulator.corpus.unwrap import unwrap_paragraph
+from grounding_emulator.search.engine import SearchParams, chunk_hits, search
 
 
 def flat(text: str) -> str:

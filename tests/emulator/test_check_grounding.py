@@ -6,7 +6,7 @@ import pytest
 from google.cloud import discoveryengine_v1 as de
 from google.cloud import discoveryengine_v1alpha, discoveryengine_v1beta
 
-from grounding_core.emulator import grounding_check
+from grounding_emulator.grounding import check as grounding_check
 from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, versioned_client
 
 FACTS = [

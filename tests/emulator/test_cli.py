@@ -13,7 +13,7 @@ import pytest
 
 from grounding_core import DiscoveryEngineClients, DiscoveryEngineTarget, search_chunks
 from grounding_core.cli import main
-from grounding_core.emulator import CorpusStore
+from grounding_emulator import CorpusStore
 
 
 @pytest.fixture
@@ -59,7 +59,8 @@ def test_serve_runs_until_terminated(tmp_path, test_corpus_path):
         [
             sys.executable,
             "-m",
-            "grounding_core.emulator",
+            "grounding_core.cli",
+            "serve",
             "--port",
             "0",
             "--state-dir",

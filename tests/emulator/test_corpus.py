@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from grounding_core.emulator import CorpusError, CorpusStore
-from grounding_core.emulator.builtin import builtin_documents
-from grounding_core.emulator.chunking import (
+from grounding_emulator import CorpusError, CorpusStore
+from grounding_emulator.corpus.builtin import builtin_documents
+from grounding_emulator.corpus.chunking import (
     Block,
     blocks_from_html,
     blocks_from_markdown,
@@ -20,9 +20,9 @@ from grounding_core.emulator.chunking import (
     chunk_blocks,
     split_long_text,
 )
-from grounding_core.emulator.corpus import read_folder, read_jsonl
-from grounding_core.emulator.records import developer_knowledge_name
-from grounding_core.emulator.tokens import tokenize
+from grounding_emulator.corpus.reading import read_folder, read_jsonl
+from grounding_emulator.corpus.records import developer_knowledge_name
+from grounding_emulator.corpus.tokens import tokenize
 
 OTTERS = "Otters swim in rivers and streams all day long."
 BEAVERS = "Beavers build dams across the rivers."

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from google.developer_knowledge_v1 import types as dk
 
-from grounding_core.emulator import CorpusStore, EmulatorServer
+from grounding_core.clients import DeveloperKnowledgeClients
+from grounding_emulator import CorpusStore, EmulatorServer
 from tests.emulator.conftest import ONCE
 
 YIELD = "documents/docs.python.org/{version}/reference/simple_stmts.html#yield"
@@ -147,7 +148,7 @@ def test_other_data_store_behind_the_service(test_corpus_path):
     store = CorpusStore()
     store.ingest("mine", test_corpus_path)
     with EmulatorServer(store, developer_knowledge_data_store="mine") as server:
-        client = server.developer_knowledge_clients().developer_knowledge()
+        client = DeveloperKnowledgeClients(emulator_host=server.address).developer_knowledge()
         results = list(search(client, "東京タワー", page_size=3))
         assert results[0].parent == "documents/example.jp/tokyo"
         assert results[0].document.data_source == "example.jp"

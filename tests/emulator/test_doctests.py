@@ -6,16 +6,16 @@ import importlib
 import pytest
 
 MODULES = [
-    "grounding_core.emulator.answer_sentences",
-    "grounding_core.emulator.datastore",
-    "grounding_core.emulator.embeddings",
-    "grounding_core.emulator.faults",
-    "grounding_core.emulator.fusion",
-    "grounding_core.emulator.query_classes",
-    "grounding_core.emulator.records",
-    "grounding_core.emulator.store",
-    "grounding_core.emulator.tokens",
-    "grounding_core.emulator.unwrap",
+    "grounding_emulator.answer.sentences",
+    "grounding_emulator.corpus.datastore",
+    "grounding_emulator.corpus.embeddings",
+    "grounding_emulator.wire.faults",
+    "grounding_emulator.search.fusion",
+    "grounding_emulator.answer.query_classes",
+    "grounding_emulator.corpus.records",
+    "grounding_emulator.corpus.store",
+    "grounding_emulator.corpus.tokens",
+    "grounding_emulator.corpus.unwrap",
 ]
 
 

@@ -11,18 +11,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grounding_core.emulator import DataStore, embedding_cache
-from grounding_core.emulator.answer_sentences import sentences_of
-from grounding_core.emulator.builtin import builtin_documents
-from grounding_core.emulator.embedding_cache import (
+from grounding_emulator import DataStore
+from grounding_emulator.answer.sentences import sentences_of
+from grounding_emulator.corpus import embedding_cache
+from grounding_emulator.corpus.builtin import builtin_documents
+from grounding_emulator.corpus.embedding_cache import (
     CACHE_ENV,
     MAX_SHARDS,
     EmbeddingCache,
     default_cache_dir,
     text_key,
 )
-from grounding_core.emulator.embeddings import CachingEmbedder, length_batches, sentence_texts
-from grounding_core.emulator.search_engine import ChunkHit
+from grounding_emulator.corpus.embeddings import CachingEmbedder, length_batches, sentence_texts
+from grounding_emulator.search.engine import ChunkHit
 from tests.emulator.fake_embedder import FakeEmbedder
 
 DIMENSION = 6  # the fake embedder's
@@ -158,7 +159,7 @@ def test_an_unwritable_cache_carries_on_in_memory(tmp_path, caplog):
 _WRITER = """
 import sys
 import numpy as np
-from grounding_core.emulator.embedding_cache import EmbeddingCache, text_key
+from grounding_emulator.corpus.embedding_cache import EmbeddingCache, text_key
 cache = EmbeddingCache(sys.argv[1], "m", 6, flush_every=3)
 for i in range(40):
     texts = [f"{sys.argv[2]}-{i}-{j}" for j in range(3)]
@@ -265,7 +266,7 @@ def test_sentence_texts_are_the_answer_generators_sentences():
 
 @pytest.mark.parametrize("size", [0, 1])
 def test_with_semantic_adds_the_document_index(size):
-    from grounding_core.emulator.semantic_index import SemanticIndex
+    from grounding_emulator.corpus.semantic_index import SemanticIndex
 
     sources = list(builtin_documents())[: size + 2]
     plain = DataStore.build("d", sources)

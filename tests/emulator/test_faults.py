@@ -10,7 +10,7 @@ from google.api_core import retry_async
 from google.cloud import discoveryengine_v1 as de
 from google.cloud import discoveryengine_v1beta
 
-from grounding_core.emulator import FaultInjector
+from grounding_emulator import FaultInjector
 from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, serving_config, versioned_client
 
 FAST_RETRY = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_core.emulator import InvalidArgument
-from grounding_core.emulator.filters import (
+from grounding_emulator import InvalidArgument
+from grounding_emulator.search.filters import (
     AnyOf,
     BoolOp,
     Compare,

@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_core.emulator import CorpusStore, DataStore, EmulatorServer
-from grounding_core.emulator.answer_engine import AnswerParams, generate_answer
-from grounding_core.emulator.corpus import document_from_mapping
-from grounding_core.emulator.embeddings import CachingEmbedder, passage_text, sentence_texts
-from grounding_core.emulator.fusion import (
+from grounding_core.clients import DiscoveryEngineClients
+from grounding_emulator import CorpusStore, DataStore, EmulatorServer
+from grounding_emulator.answer.engine import AnswerParams, generate_answer
+from grounding_emulator.corpus.embeddings import CachingEmbedder, passage_text, sentence_texts
+from grounding_emulator.corpus.reading import document_from_mapping
+from grounding_emulator.search.engine import SearchParams, chunk_hits, search
+from grounding_emulator.search.fusion import (
     COSINE_CEILING,
     COSINE_FLOOR,
     DOCUMENT_WEIGHT,
@@ -25,7 +27,6 @@ from grounding_core.emulator.fusion import (
     with_documents,
     with_sentences,
 )
-from grounding_core.emulator.search_engine import SearchParams, chunk_hits, search
 from tests.emulator.conftest import ONCE, serving_config
 from tests.emulator.fake_embedder import FakeEmbedder
 
@@ -274,7 +275,7 @@ def hybrid_server():
 
 
 def grpc_search(server, data_store: str, query: str):
-    client = server.discovery_engine_clients().search()
+    client = DiscoveryEngineClients(emulator_host=server.address).search()
     request = de.SearchRequest(
         serving_config=serving_config(data_store),
         query=query,

@@ -12,9 +12,9 @@ import logging
 import numpy as np
 import pytest
 
-from grounding_core.emulator import embeddings
-from grounding_core.emulator.embedding_cache import CACHE_ENV, EmbeddingCache
-from grounding_core.emulator.embeddings import SEMANTIC_ENV, default_embedder
+from grounding_emulator.corpus import embeddings
+from grounding_emulator.corpus.embedding_cache import CACHE_ENV, EmbeddingCache
+from grounding_emulator.corpus.embeddings import SEMANTIC_ENV, default_embedder
 
 
 def decide_again():
@@ -33,7 +33,7 @@ def test_missing_extra_falls_back_to_bm25(monkeypatch, caplog):
 
     monkeypatch.delenv(SEMANTIC_ENV, raising=False)
     monkeypatch.setattr(embeddings.importlib, "import_module", without_onnxruntime)
-    with caplog.at_level(logging.INFO, logger="grounding_core.emulator.embeddings"):
+    with caplog.at_level(logging.INFO, logger="grounding_emulator.corpus.embeddings"):
         assert decide_again() is None
     assert "search mode: BM25" in caplog.text
     assert "pip install 'grounding-kit[semantic]'" in caplog.text
@@ -41,7 +41,7 @@ def test_missing_extra_falls_back_to_bm25(monkeypatch, caplog):
 
 def test_environment_turns_semantic_search_off(monkeypatch, caplog):
     monkeypatch.setenv(SEMANTIC_ENV, "off")
-    with caplog.at_level(logging.INFO, logger="grounding_core.emulator.embeddings"):
+    with caplog.at_level(logging.INFO, logger="grounding_emulator.corpus.embeddings"):
         assert decide_again() is None
     assert f"turned off by {SEMANTIC_ENV}" in caplog.text
 

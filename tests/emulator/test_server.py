@@ -12,8 +12,8 @@ from grounding_core import (
     ServiceUnavailableError,
     search_chunks,
 )
-from grounding_core.emulator import CorpusStore, EmulatorServer
-from grounding_core.emulator.server import is_loopback
+from grounding_emulator import CorpusStore, EmulatorServer
+from grounding_emulator.wire.server import is_loopback
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_default_store_serves_the_builtin_corpus():
     with EmulatorServer() as server:
         assert server.store.data_store_ids == ("python-docs",)
         assert server.store.engines == {"python-docs-app": "python-docs"}
-        clients = server.discovery_engine_clients()
+        clients = DiscoveryEngineClients(emulator_host=server.address)
         target = DiscoveryEngineTarget(project="p", engine="python-docs-app")
         chunks = search_chunks(clients, target, "assert statement")
         assert chunks[0].uri.endswith("simple_stmts.html#assert")

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_core.emulator import CorpusError, CorpusStore, EmulatorServer, NotFound
-from grounding_core.emulator.corpus import read_jsonl
-from grounding_core.emulator.datastore import DataStore
-from grounding_core.emulator.index import ChunkIndex
-from grounding_core.emulator.search_engine import SearchParams, search
+from grounding_core.clients import DiscoveryEngineClients
+from grounding_emulator import CorpusError, CorpusStore, EmulatorServer, NotFound
+from grounding_emulator.corpus.datastore import DataStore
+from grounding_emulator.corpus.index import ChunkIndex
+from grounding_emulator.corpus.reading import read_jsonl
+from grounding_emulator.search.engine import SearchParams, search
 from tests.conftest import corpus_records, paging_document, write_corpus
 from tests.emulator.conftest import ONCE, serving_config
 
@@ -102,7 +103,7 @@ def test_readers_never_see_half_an_index(tmp_path, small_corpus):
     errors: list[BaseException] = []
     stop = threading.Event()
     with EmulatorServer(store) as server:
-        client = server.discovery_engine_clients().search()
+        client = DiscoveryEngineClients(emulator_host=server.address).search()
         request = de.SearchRequest(
             serving_config=serving_config("docs"),
             query="lighthouse",
@@ -155,7 +156,7 @@ def test_several_data_stores_in_one_server(small_corpus, test_corpus_path):
     store.ingest("small", small_corpus)
     store.ingest("full", test_corpus_path)
     with EmulatorServer(store) as server:
-        client = server.discovery_engine_clients().search()
+        client = DiscoveryEngineClients(emulator_host=server.address).search()
         totals = {}
         for name in ("small", "full"):
             request = de.SearchRequest(

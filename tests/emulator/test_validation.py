@@ -9,7 +9,7 @@ from google.api_core import exceptions as core_exceptions
 from google.cloud import discoveryengine_v1 as de
 from google.developer_knowledge_v1 import types as dk
 
-from grounding_core.emulator import CorpusStore, EmulatorServer
+from grounding_emulator import CorpusStore, EmulatorServer
 from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, assert_error, serving_config
 
 CHUNKS = de.SearchRequest.ContentSearchSpec.SearchResultMode.CHUNKS

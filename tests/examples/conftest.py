@@ -14,7 +14,7 @@ from contextlib import nullcontext
 
 import pytest
 
-import grounding_core.emulator
+import grounding_emulator
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def run_example(emulator, monkeypatch, capsys):
     """``run_example("demo", "--out", path)`` -> what the example printed."""
     monkeypatch.setenv("COLUMNS", "1000")  # no wrapping: assert on whole lines
     monkeypatch.setattr(
-        grounding_core.emulator, "EmulatorServer", lambda *args, **kwargs: nullcontext(emulator)
+        grounding_emulator, "EmulatorServer", lambda *args, **kwargs: nullcontext(emulator)
     )
 
     def run(name: str, *argv: str) -> str:

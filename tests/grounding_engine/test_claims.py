@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grounding_core.emulator.claims import SegmentKind, split_claims, split_segments
+from grounding_emulator.grounding.claims import SegmentKind, split_claims, split_segments
 
 
 def claims(text: str) -> list[str]:

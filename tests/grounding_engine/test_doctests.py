@@ -6,9 +6,9 @@ import importlib
 import pytest
 
 MODULES = [
-    "grounding_core.emulator.claims",
-    "grounding_core.emulator.grounding_engine",
-    "grounding_core.emulator.text_features",
+    "grounding_emulator.grounding.claims",
+    "grounding_emulator.grounding.lexical.engine",
+    "grounding_emulator.grounding.lexical.text_features",
 ]
 
 

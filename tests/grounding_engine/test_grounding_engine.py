@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grounding_core.emulator.grounding_engine import (
+from grounding_emulator.grounding.lexical.engine import (
     CheckedClaim,
     CheckOutcome,
     Fact,

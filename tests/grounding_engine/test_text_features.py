@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_core.emulator.text_features import (
+from grounding_emulator.grounding.lexical.text_features import (
     Analyzer,
     TokenKind,
     guess_language,

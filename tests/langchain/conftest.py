@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.prompts import ChatPromptTemplate
 
-from grounding_core.emulator.claims import split_claims
+from grounding_emulator.grounding.claims import split_claims
 
 PROMPT = ChatPromptTemplate.from_template(
     "Answer from the context only.\n\nContext:\n{context}\n\nQuestion: {question}"

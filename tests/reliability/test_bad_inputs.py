@@ -43,7 +43,9 @@ SERVING = STORE.serving_config_path
 
 
 def check(emulator, answer, sources):
-    return check_grounding(emulator.discovery_engine_clients(), CONFIG, answer, sources)
+    return check_grounding(
+        DiscoveryEngineClients(emulator_host=emulator.address), CONFIG, answer, sources
+    )
 
 
 def raw_search(emulator, **fields):
@@ -57,7 +59,7 @@ def raw_search(emulator, **fields):
 
 
 def raw_check(emulator, **fields):
-    clients = emulator.discovery_engine_clients()
+    clients = DiscoveryEngineClients(emulator_host=emulator.address)
     fields.setdefault("grounding_config", CONFIG)
     fields.setdefault("answer_candidate", "Lighthouses guide ships.")
     return clients.grounded_generation().check_grounding(request=de.CheckGroundingRequest(**fields))
@@ -152,26 +154,31 @@ CASES = [
     ),
     (
         "empty query",
-        lambda e: search_chunks(e.discovery_engine_clients(), STORE, "  "),
+        lambda e: search_chunks(DiscoveryEngineClients(emulator_host=e.address), STORE, "  "),
         InputError,
         ["query is empty"],
     ),
     (
         "query not a string",
-        lambda e: search_chunks(e.discovery_engine_clients(), STORE, None),
+        lambda e: search_chunks(DiscoveryEngineClients(emulator_host=e.address), STORE, None),
         InputError,
         ["query must be a string"],
     ),
     (
         "Developer Knowledge query of 501 characters",
-        lambda e: search_developer_knowledge(e.developer_knowledge_clients(), "q" * 501),
+        lambda e: search_developer_knowledge(
+            DeveloperKnowledgeClients(emulator_host=e.address), "q" * 501
+        ),
         InputError,
         ["query has 501 characters", "at most 500"],
     ),
     (
         "unknown boost spec field",
         lambda e: search_chunks(
-            e.discovery_engine_clients(), STORE, "x", ChunkSearchSpec(boost_spec={"bogus": 1})
+            DiscoveryEngineClients(emulator_host=e.address),
+            STORE,
+            "x",
+            ChunkSearchSpec(boost_spec={"bogus": 1}),
         ),
         InputError,
         ["boost_spec is not a valid BoostSpec"],
@@ -179,7 +186,10 @@ CASES = [
     (
         "malformed filter",
         lambda e: search_chunks(
-            e.discovery_engine_clients(), STORE, "x", ChunkSearchSpec(filter='lang: ANY("en"')
+            DiscoveryEngineClients(emulator_host=e.address),
+            STORE,
+            "x",
+            ChunkSearchSpec(filter='lang: ANY("en"'),
         ),
         InvalidRequestError,
         ["INVALID_ARGUMENT", "filter"],
@@ -187,7 +197,7 @@ CASES = [
     (
         "unknown data store",
         lambda e: search_chunks(
-            e.discovery_engine_clients(), STORE.replace(data_store="nope"), "x"
+            DiscoveryEngineClients(emulator_host=e.address), STORE.replace(data_store="nope"), "x"
         ),
         NotFoundError,
         ["dataStores/nope", "NOT_FOUND"],
@@ -382,7 +392,7 @@ CASES = [
     (
         "raw bad document name",
         lambda e: (
-            e.developer_knowledge_clients()
+            DeveloperKnowledgeClients(emulator_host=e.address)
             .developer_knowledge()
             .get_document(request=dk.GetDocumentRequest(name="not-a-document-name"))
         ),
@@ -407,7 +417,7 @@ def test_bad_input_gets_a_clear_error(emulator, name, call, error, fragments):
 
 
 def test_handled_inputs(emulator):
-    clients = emulator.discovery_engine_clients()
+    clients = DiscoveryEngineClients(emulator_host=emulator.address)
     # NUL bytes are valid UTF-8: checked like any text.
     result = check_grounding(
         clients, CONFIG, "Lighthouses guide ships.\x00", ["Lighthouses guide ships."]

@@ -17,7 +17,7 @@ from grounding_core import (
     asearch_chunks,
     search_chunks,
 )
-from grounding_core.emulator import CorpusStore, EmulatorServer
+from grounding_emulator import CorpusStore, EmulatorServer
 
 TARGET = DiscoveryEngineTarget(project="p", data_store="python-docs")
 QUERY = "the for statement"

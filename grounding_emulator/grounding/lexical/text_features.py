@@ -47,7 +47,7 @@ from decimal import Decimal, InvalidOperation
 
 import Stemmer
 
-from . import lexicon
+from grounding_emulator.grounding.lexical import lexicon
 
 __all__ = [
     "Analyzer",

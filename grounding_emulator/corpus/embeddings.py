@@ -44,8 +44,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .embedding_cache import EmbeddingCache, default_cache_dir, text_key
-from .records import Chunk, Document
+from grounding_emulator.corpus.embedding_cache import EmbeddingCache, default_cache_dir, text_key
+from grounding_emulator.corpus.records import Chunk, Document
 
 __all__ = [
     "BATCH_TOKENS",
@@ -383,8 +383,8 @@ def sentence_texts(chunk: Chunk) -> list[str]:
     ['A loop repeats a block.', 'It ends sometimes.']
     """
     # Imported here: answer_sentences imports the search engine, which imports this module.
-    from .answer_sentences import is_prose
-    from .claims import split_claims
+    from grounding_emulator.answer.sentences import is_prose
+    from grounding_emulator.grounding.claims import split_claims
 
     texts = []
     for paragraph in _PARAGRAPH_BREAK.split(chunk.content):

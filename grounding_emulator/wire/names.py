@@ -9,14 +9,13 @@ The only grounding config is ``default_grounding_config``.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from grounding_core.errors import ConfigurationError
-from grounding_core.settings import DEFAULT_COLLECTION, DiscoveryEngineTarget
-
-from .errors import InvalidArgument, NotFound
+from grounding_emulator.errors import InvalidArgument, NotFound
 
 __all__ = [
     "SERVING_CONFIGS",
+    "ServingConfigName",
     "check_document_name",
     "data_store_path",
     "parse_grounding_config",
@@ -29,24 +28,73 @@ COLLECTIONS = frozenset({"default_collection"})
 MAX_DOCUMENT_NAME = 500
 
 _SEGMENT = r"[A-Za-z0-9][A-Za-z0-9._:-]*"
+DEFAULT_COLLECTION = "default_collection"
+# The three forms of Google's reference pages: ``servingConfigs`` under a data store in a
+# collection, under an engine (always in a collection), or under a collection-less data store.
+_SERVING_CONFIG = re.compile(
+    rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
+    rf"(?:/collections/(?P<collection>{_SEGMENT}))?"
+    rf"/(?P<kind>dataStores|engines)/(?P<parent>{_SEGMENT})"
+    rf"/servingConfigs/(?P<serving_config>{_SEGMENT})$"
+)
 _GROUNDING_CONFIG = re.compile(
     rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
     rf"/groundingConfigs/(?P<grounding_config>{_SEGMENT})$"
 )
 
 
-def parse_serving_config(name: str, field: str = "serving_config") -> DiscoveryEngineTarget:
-    """Parse a serving config name (as the client side does: ``DiscoveryEngineTarget``);
-    malformed -> ``InvalidArgument``, unknown collection or serving config id -> ``NotFound``
+@dataclass(frozen=True, slots=True)
+class ServingConfigName:
+    """The parts of a serving config resource name (a data store's or an engine's)."""
+
+    project: str
+    location: str
+    collection: str | None
+    data_store: str | None
+    engine: str | None
+    serving_config: str
+
+    @property
+    def parent_path(self) -> str:
+        """The data store or engine resource name."""
+        base = f"projects/{self.project}/locations/{self.location}"
+        if self.collection is not None:
+            base = f"{base}/collections/{self.collection}"
+        if self.engine is not None:
+            return f"{base}/engines/{self.engine}"
+        return f"{base}/dataStores/{self.data_store}"
+
+
+def parse_serving_config(name: str, field: str = "serving_config") -> ServingConfigName:
+    """Parse a serving config name in any of its three forms; malformed (or an engine outside a
+    collection) -> ``InvalidArgument``, unknown collection or serving config id -> ``NotFound``
     (the data store or engine is looked up by the caller)."""
     if not name:
         raise InvalidArgument(f"{field} is required", field=field)
-    try:
-        target = DiscoveryEngineTarget.from_serving_config(name)
-    except ConfigurationError as exc:
+    match = _SERVING_CONFIG.match(name)
+    if match is not None and match["kind"] == "engines" and match["collection"] is None:
         raise InvalidArgument(
-            f"{field} {name!r} is not a serving config name ({exc})", field=field
-        ) from exc
+            f"{field} {name!r} is not a serving config name: engines live in a collection "
+            "(projects/{p}/locations/{l}/collections/{c}/engines/{e}/servingConfigs/{s})",
+            field=field,
+        )
+    if match is None:
+        raise InvalidArgument(
+            f"{field} {name!r} is not a serving config name: expected "
+            "projects/{p}/locations/{l}/collections/{c}/dataStores/{d}/servingConfigs/{s}, "
+            "projects/{p}/locations/{l}/collections/{c}/engines/{e}/servingConfigs/{s} or "
+            "projects/{p}/locations/{l}/dataStores/{d}/servingConfigs/{s}",
+            field=field,
+        )
+    engine = match["kind"] == "engines"
+    target = ServingConfigName(
+        project=match["project"],
+        location=match["location"],
+        collection=match["collection"],
+        data_store=None if engine else match["parent"],
+        engine=match["parent"] if engine else None,
+        serving_config=match["serving_config"],
+    )
     if target.collection is not None and target.collection not in COLLECTIONS:
         raise NotFound(f"collection {target.collection!r} not found (only default_collection)")
     if target.serving_config not in SERVING_CONFIGS:
@@ -57,11 +105,14 @@ def parse_serving_config(name: str, field: str = "serving_config") -> DiscoveryE
     return target
 
 
-def data_store_path(target: DiscoveryEngineTarget, data_store_id: str) -> str:
+def data_store_path(target: ServingConfigName, data_store_id: str) -> str:
     """The resource name of data store ``data_store_id`` in ``target``'s project and location
     (an engine's data stores live in its collection)."""
     collection = target.collection or DEFAULT_COLLECTION
-    return target.replace(data_store=data_store_id, engine=None, collection=collection).parent_path
+    return (
+        f"projects/{target.project}/locations/{target.location}"
+        f"/collections/{collection}/dataStores/{data_store_id}"
+    )
 
 
 def parse_grounding_config(name: str, field: str = "grounding_config") -> str:

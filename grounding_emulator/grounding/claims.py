@@ -35,7 +35,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .lexicon import MONTHS
+from grounding_emulator.grounding.lexical.lexicon import MONTHS
 
 __all__ = ["Segment", "SegmentKind", "split_claims", "split_segments"]
 

@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .chunking import (
+from grounding_emulator.corpus.chunking import (
     Block,
     blocks_from_html,
     blocks_from_markdown,
     blocks_from_plain_text,
 )
-from .errors import CorpusError
-from .records import Document
+from grounding_emulator.corpus.records import Document
+from grounding_emulator.errors import CorpusError
 
 __all__ = [
     "MIME_TYPES",

@@ -32,10 +32,10 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from .chunking import Block, blocks_from_plain_text
-from .corpus import SourceDocument
-from .records import Document
-from .unwrap import unwrap_paragraph
+from grounding_emulator.corpus.chunking import Block, blocks_from_plain_text
+from grounding_emulator.corpus.reading import SourceDocument
+from grounding_emulator.corpus.records import Document
+from grounding_emulator.corpus.unwrap import unwrap_paragraph
 
 __all__ = [
     "BUILTIN_DATA_STORE",

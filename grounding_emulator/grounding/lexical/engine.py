@@ -29,9 +29,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .checkworthiness import needs_grounding_check
-from .claims import split_segments
-from .entailment import (
+from grounding_emulator.grounding.claims import split_segments
+from grounding_emulator.grounding.lexical.checkworthiness import needs_grounding_check
+from grounding_emulator.grounding.lexical.entailment import (
     ClaimProfile,
     Entailment,
     Premise,
@@ -40,8 +40,8 @@ from .entailment import (
     prepare_claim,
     prepare_premise,
 )
-from .lexicon import words
-from .text_features import Analyzer, guess_language
+from grounding_emulator.grounding.lexical.lexicon import words
+from grounding_emulator.grounding.lexical.text_features import Analyzer, guess_language
 
 __all__ = ["CheckOutcome", "CheckedClaim", "Fact", "check_grounding"]
 

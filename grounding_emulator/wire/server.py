@@ -1,9 +1,13 @@
 """``EmulatorServer``: the emulator's gRPC server in a background thread.
 
+>>> import grpc
+>>> from google.cloud import discoveryengine_v1 as de
+>>> from google.cloud.discoveryengine_v1.services.search_service.transports import (
+...     SearchServiceGrpcTransport,
+... )
 >>> with EmulatorServer() as server:  # doctest: +SKIP
-...     clients = server.discovery_engine_clients()
-...     target = DiscoveryEngineTarget(project="p", data_store="python-docs")
-...     search_chunks(clients, target, "for statement")
+...     channel = grpc.insecure_channel(server.address)
+...     client = de.SearchServiceClient(transport=SearchServiceGrpcTransport(channel=channel))
 
 Binds to loopback (``127.0.0.1``) unless ``allow_remote=True``; ``port=0`` picks a free port
 (``server.port``, ``server.address``). Requests above ``max_request_bytes`` get
@@ -18,22 +22,19 @@ import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Any
 
 import grpc
 
-from grounding_core.clients import DeveloperKnowledgeClients, DiscoveryEngineClients
-
-from .builtin import BUILTIN_DATA_STORE
-from .faults import FaultInjector
-from .handlers import generic_handlers, method_table
-from .servicers import (
+from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
+from grounding_emulator.corpus.store import CorpusStore
+from grounding_emulator.wire.faults import FaultInjector
+from grounding_emulator.wire.handlers import generic_handlers, method_table
+from grounding_emulator.wire.servicers import (
     ConversationalSearchServicer,
     DeveloperKnowledgeServicer,
     GroundedGenerationServicer,
     SearchServicer,
 )
-from .store import CorpusStore
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "DEFAULT_PORT", "EmulatorServer", "is_loopback"]
 
@@ -100,7 +101,6 @@ class EmulatorServer:
         self._stop = threading.Event()
         self._error: BaseException | None = None
         self.port: int | None = None
-        self._clients: list[DiscoveryEngineClients | DeveloperKnowledgeClients] = []
 
     def __repr__(self) -> str:
         state = f"listening on {self.address}" if self.running else "stopped"
@@ -174,11 +174,7 @@ class EmulatorServer:
         return self
 
     def stop(self, grace: float | None = 0.5) -> None:
-        """Stop serving (waiting up to ``grace`` seconds for calls in flight) and close the
-        clients built by the helper methods."""
-        for clients in self._clients:
-            clients.close()
-        self._clients.clear()
+        """Stop serving, waiting up to ``grace`` seconds for calls in flight."""
         if self._server is not None:
             self._server.stop(grace).wait()
             self._server = None
@@ -200,17 +196,3 @@ class EmulatorServer:
         traceback: TracebackType | None,
     ) -> None:
         self.stop()
-
-    # -- clients --------------------------------------------------------------------------------
-
-    def discovery_engine_clients(self, **kwargs: Any) -> DiscoveryEngineClients:
-        """Core ``DiscoveryEngineClients`` connected to this emulator (closed by ``stop()``)."""
-        clients = DiscoveryEngineClients(emulator_host=self.address, **kwargs)
-        self._clients.append(clients)
-        return clients
-
-    def developer_knowledge_clients(self, **kwargs: Any) -> DeveloperKnowledgeClients:
-        """Core ``DeveloperKnowledgeClients`` connected to this emulator (closed by ``stop()``)."""
-        clients = DeveloperKnowledgeClients(emulator_host=self.address, **kwargs)
-        self._clients.append(clients)
-        return clients

@@ -20,9 +20,9 @@ from google.cloud import discoveryengine_v1 as de
 from google.developer_knowledge_v1 import types as dk
 from google.protobuf.message import DecodeError
 
-from .errors import EmulatorError
-from .faults import FaultInjector
-from .servicers import (
+from grounding_emulator.errors import EmulatorError
+from grounding_emulator.wire.faults import FaultInjector
+from grounding_emulator.wire.servicers import (
     ConversationalSearchServicer,
     DeveloperKnowledgeServicer,
     GroundedGenerationServicer,

@@ -24,15 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from .chunking import DEFAULT_MAX_CHARS, chunk_blocks
-from .corpus import SourceDocument
-from .embedding_cache import text_key
-from .embeddings import Embedder, passage_text, sentence_texts
-from .errors import CorpusError
-from .index import ChunkIndex
-from .records import Chunk, Document
-from .semantic_index import SemanticIndex
-from .tokens import TOKENIZER_VERSION, tokenize
+from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS, chunk_blocks
+from grounding_emulator.corpus.embedding_cache import text_key
+from grounding_emulator.corpus.embeddings import Embedder, passage_text, sentence_texts
+from grounding_emulator.corpus.index import ChunkIndex
+from grounding_emulator.corpus.reading import SourceDocument
+from grounding_emulator.corpus.records import Chunk, Document
+from grounding_emulator.corpus.semantic_index import SemanticIndex
+from grounding_emulator.corpus.tokens import TOKENIZER_VERSION, tokenize
+from grounding_emulator.errors import CorpusError
 
 __all__ = ["FORMAT_VERSION", "DataStore", "ProgressCallback", "flatten_struct"]
 

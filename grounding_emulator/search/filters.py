@@ -30,7 +30,7 @@ from typing import Any, Literal, cast
 
 from lark import Lark, Token, Transformer, exceptions
 
-from .errors import InvalidArgument
+from grounding_emulator.errors import InvalidArgument
 
 __all__ = [
     "DEVELOPER_KNOWLEDGE_FIELDS",

@@ -13,15 +13,20 @@ from typing import Any
 from google.cloud import discoveryengine_v1 as de
 from google.developer_knowledge_v1 import types as dk
 
-from grounding_core.settings import DiscoveryEngineTarget
-
-from .answer_engine import AnswerParams, generate_answer
-from .builtin import BUILTIN_DATA_STORE
-from .datastore import DataStore
-from .errors import InvalidArgument, NotFound
-from .grounding_check import run_check
-from .grounding_engine import Fact
-from .messages import (
+from grounding_emulator.answer.engine import AnswerParams, generate_answer
+from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
+from grounding_emulator.corpus.datastore import DataStore
+from grounding_emulator.corpus.store import CorpusStore
+from grounding_emulator.errors import InvalidArgument, NotFound
+from grounding_emulator.grounding.check import run_check
+from grounding_emulator.grounding.lexical.engine import Fact
+from grounding_emulator.limits import (
+    DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE,
+    MAX_BATCH_DOCUMENTS,
+    MAX_DEVELOPER_KNOWLEDGE_TEXT,
+)
+from grounding_emulator.search.engine import ConditionBoost, Mode, SearchParams, search
+from grounding_emulator.wire.messages import (
     ChunkNames,
     check_grounding_response,
     developer_answer_response,
@@ -31,14 +36,13 @@ from .messages import (
     discovery_answer_response,
     search_response,
 )
-from .names import (
+from grounding_emulator.wire.names import (
+    ServingConfigName,
     check_document_name,
     data_store_path,
     parse_grounding_config,
     parse_serving_config,
 )
-from .search_engine import ConditionBoost, Mode, SearchParams, search
-from .store import CorpusStore
 
 __all__ = [
     "ConversationalSearchServicer",
@@ -47,9 +51,6 @@ __all__ = [
     "SearchServicer",
 ]
 
-MAX_DEVELOPER_KNOWLEDGE_TEXT = 500
-MAX_BATCH_DOCUMENTS = 20
-DEVELOPER_KNOWLEDGE_PAGE_SIZE = 5
 
 _SearchRequest = de.SearchRequest.pb()
 _Mode = _SearchRequest.ContentSearchSpec.SearchResultMode
@@ -65,7 +66,7 @@ _VIEW_NAMES = {
 }
 
 
-def _resolve(store: CorpusStore, name: DiscoveryEngineTarget) -> DataStore:
+def _resolve(store: CorpusStore, name: ServingConfigName) -> DataStore:
     if name.engine is not None:
         return store.engine(name.engine)
     return store.get(str(name.data_store))
@@ -252,7 +253,7 @@ class DeveloperKnowledgeServicer:
                 filter=_developer_text(request.filter, "filter", required=False),
                 mode="chunks",
                 dialect="developer_knowledge",
-                default_page_size=DEVELOPER_KNOWLEDGE_PAGE_SIZE,
+                default_page_size=DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE,
                 scope=self.data_store_id,
             ),
         )

@@ -9,14 +9,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from grounding_core.facts import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, MAX_FACTS, estimate_tokens
-
-from .errors import InvalidArgument
-from .grounding_engine import CheckOutcome, Fact, check_grounding
+from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.grounding.lexical.engine import CheckOutcome, Fact, check_grounding
+from grounding_emulator.limits import (
+    DEFAULT_CITATION_THRESHOLD,
+    MAX_ANSWER_TOKENS,
+    MAX_FACT_CHARS,
+    MAX_FACTS,
+    estimate_tokens,
+)
 
 __all__ = ["DEFAULT_CITATION_THRESHOLD", "run_check"]
-
-DEFAULT_CITATION_THRESHOLD = 0.6
 
 
 def run_check(

@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import re
 
-from .claims import SegmentKind
-from .lexicon import words
-from .text_features import CONTENT_KINDS, TextFeatures, TokenKind
+from grounding_emulator.grounding.claims import SegmentKind
+from grounding_emulator.grounding.lexical.lexicon import words
+from grounding_emulator.grounding.lexical.text_features import (
+    CONTENT_KINDS,
+    TextFeatures,
+    TokenKind,
+)
 
 __all__ = ["needs_grounding_check"]
 

@@ -18,9 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .claims import split_claims
-from .search_engine import ChunkHit
-from .tokens import tokenize
+from grounding_emulator.corpus.tokens import tokenize
+from grounding_emulator.grounding.claims import split_claims
+from grounding_emulator.search.engine import ChunkHit
 
 __all__ = [
     "MAX_SENTENCE_CHARS",

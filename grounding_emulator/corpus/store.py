@@ -33,13 +33,23 @@ import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
-from .builtin import BUILTIN_DATA_STORE, BUILTIN_ENGINE, builtin_documents, builtin_fingerprint
-from .chunking import DEFAULT_MAX_CHARS
-from .corpus import DOCUMENT_ID, SourceDocument, corpus_fingerprint, read_corpus
-from .datastore import FORMAT_VERSION, DataStore, ProgressCallback
-from .embeddings import Embedder, default_embedder
-from .errors import CorpusError, NotFound
-from .tokens import TOKENIZER_VERSION
+from grounding_emulator.corpus.builtin import (
+    BUILTIN_DATA_STORE,
+    BUILTIN_ENGINE,
+    builtin_documents,
+    builtin_fingerprint,
+)
+from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS
+from grounding_emulator.corpus.datastore import FORMAT_VERSION, DataStore, ProgressCallback
+from grounding_emulator.corpus.embeddings import Embedder, default_embedder
+from grounding_emulator.corpus.reading import (
+    DOCUMENT_ID,
+    SourceDocument,
+    corpus_fingerprint,
+    read_corpus,
+)
+from grounding_emulator.corpus.tokens import TOKENIZER_VERSION
+from grounding_emulator.errors import CorpusError, NotFound
 
 __all__ = ["CorpusStore"]
 

@@ -35,17 +35,33 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .answer_sentences import Sentence, containing_hits, near_duplicates, sentences_of
-from .datastore import DataStore
-from .errors import InvalidArgument
-from .fusion import fuse
-from .grounding_engine import Fact, check_grounding
-from .query_classes import JAIL_BREAKING_QUERY, NON_ANSWER_SEEKING_QUERY, classify_query
-from .search_engine import ChunkHit, ConditionBoost, Dialect, SearchParams, chunk_hits, search
-from .tokens import tokenize
+from grounding_emulator.answer.query_classes import (
+    JAIL_BREAKING_QUERY,
+    NON_ANSWER_SEEKING_QUERY,
+    classify_query,
+)
+from grounding_emulator.answer.sentences import (
+    Sentence,
+    containing_hits,
+    near_duplicates,
+    sentences_of,
+)
+from grounding_emulator.corpus.datastore import DataStore
+from grounding_emulator.corpus.tokens import tokenize
+from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.grounding.lexical.engine import Fact, check_grounding
+from grounding_emulator.limits import DEFAULT_MAX_RETURN_RESULTS
+from grounding_emulator.search.engine import (
+    ChunkHit,
+    ConditionBoost,
+    Dialect,
+    SearchParams,
+    chunk_hits,
+    search,
+)
+from grounding_emulator.search.fusion import fuse
 
 __all__ = [
-    "DEFAULT_MAX_RETURN_RESULTS",
     "FILTERING_THRESHOLDS",
     "MAX_SENTENCES",
     "MIN_SENTENCE_RELEVANCE",
@@ -57,7 +73,6 @@ __all__ = [
 
 MAX_SENTENCES = 3
 MIN_SENTENCE_RELEVANCE = 0.34
-DEFAULT_MAX_RETURN_RESULTS = 10
 FILTERING_THRESHOLDS = {"LOW": 0.3, "HIGH": 0.6}
 
 NO_RELEVANT_CONTENT = "NO_RELEVANT_CONTENT"

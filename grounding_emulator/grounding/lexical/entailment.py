@@ -40,8 +40,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from . import lexicon
-from .text_features import (
+from grounding_emulator.grounding.lexical import lexicon
+from grounding_emulator.grounding.lexical.text_features import (
     CONTENT_KINDS,
     WEIGHT_LIGHT,
     Analyzer,

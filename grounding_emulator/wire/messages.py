@@ -7,18 +7,17 @@ Every offset put into a message is in UTF-8 bytes, end exclusive, as the APIs de
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 from google.developer_knowledge_v1 import types as dk
 
-from grounding_core.offsets import Utf8Offsets
-
-from .answer_engine import AnswerSpan, GeneratedAnswer
-from .grounding_engine import CheckOutcome, Fact
-from .records import Chunk, Document
-from .search_engine import ChunkHit, DocumentHit, SearchPage
+from grounding_emulator.answer.engine import AnswerSpan, GeneratedAnswer
+from grounding_emulator.corpus.records import Chunk, Document
+from grounding_emulator.grounding.lexical.engine import CheckOutcome, Fact
+from grounding_emulator.search.engine import ChunkHit, DocumentHit, SearchPage
 
 __all__ = [
     "BRANCH",
@@ -50,6 +49,20 @@ _VIEW = {
     "FULL": dk.DocumentView.DOCUMENT_VIEW_FULL,
     "CONTENT": dk.DocumentView.DOCUMENT_VIEW_CONTENT,
 }
+
+
+class _ByteOffsets:
+    """UTF-8 byte offsets of a text's string indices (Google's spans are bytes, end exclusive)."""
+
+    __slots__ = ("_starts",)
+
+    def __init__(self, text: str) -> None:
+        # _starts[i] is the byte offset of character i; one extra entry for the end.
+        self._starts = [0, *itertools.accumulate(len(c.encode("utf-8")) for c in text)]
+
+    def byte_span(self, start: int, end: int) -> tuple[int, int]:
+        """The byte span of the string span ``[start, end)``."""
+        return self._starts[start], self._starts[end]
 
 
 class ChunkNames:
@@ -172,7 +185,7 @@ def check_grounding_response(
     answer: str, facts: Sequence[Fact], outcome: CheckOutcome, *, claim_scores: bool
 ) -> Any:
     """A ``CheckGroundingResponse``: claims with byte spans, cited facts as ``FactChunk``s."""
-    offsets = Utf8Offsets(answer)
+    offsets = _ByteOffsets(answer)
     response = CheckGroundingResponse(support_score=outcome.support_score)
     position_of: dict[int, int] = {}
     for claim in outcome.claims:
@@ -205,7 +218,7 @@ def check_grounding_response(
 # -- AnswerQuery (Discovery Engine) --------------------------------------------------------------
 
 
-def _spans(target: Any, spans: Sequence[AnswerSpan], offsets: Utf8Offsets, supports: bool) -> None:
+def _spans(target: Any, spans: Sequence[AnswerSpan], offsets: _ByteOffsets, supports: bool) -> None:
     for span in spans:
         message = target.add()
         message.start_index, message.end_index = offsets.byte_span(span.start, span.end)
@@ -236,7 +249,7 @@ def discovery_answer_response(
     message.complete_time.FromDatetime(now)
     if answer.grounding_score is not None:
         message.grounding_score = answer.grounding_score
-    offsets = Utf8Offsets(answer.text)
+    offsets = _ByteOffsets(answer.text)
     _spans(message.citations, answer.citations, offsets, supports=False)
     if include_grounding_supports:
         _spans(message.grounding_supports, answer.supports, offsets, supports=True)
@@ -305,7 +318,7 @@ def developer_answer_response(answer: GeneratedAnswer) -> Any:
     response = DkAnswerQueryResponse()
     message = response.answer
     message.answer_text = answer.text
-    offsets = Utf8Offsets(answer.text)
+    offsets = _ByteOffsets(answer.text)
     for span in answer.citations:
         citation = message.citations.add()
         citation.start_index, citation.end_index = offsets.byte_span(span.start, span.end)

@@ -32,22 +32,21 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .datastore import DataStore
-from .errors import InvalidArgument
-from .filters import (
+from grounding_emulator.corpus.datastore import DataStore
+from grounding_emulator.corpus.records import Chunk, Document
+from grounding_emulator.corpus.tokens import tokenize
+from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.limits import DEFAULT_PAGE_SIZE, MAX_CHUNK_NEIGHBOURS, MAX_PAGE_SIZE
+from grounding_emulator.search.filters import (
     Expression,
     evaluate,
     fields_of,
     parse_developer_knowledge_filter,
     parse_filter,
 )
-from .fusion import fuse, hybrid, keyword_relevance
-from .records import Chunk, Document
-from .tokens import tokenize
+from grounding_emulator.search.fusion import fuse, hybrid, keyword_relevance
 
 __all__ = [
-    "MAX_CHUNK_NEIGHBOURS",
-    "MAX_PAGE_SIZE",
     "RELEVANCE_THRESHOLDS",
     "ChunkHit",
     "ConditionBoost",
@@ -61,8 +60,6 @@ __all__ = [
     "search",
 ]
 
-MAX_PAGE_SIZE = 100
-MAX_CHUNK_NEIGHBOURS = 3
 RELEVANCE_THRESHOLDS = {"LOWEST": 0.0, "LOW": 0.1, "MEDIUM": 0.2, "HIGH": 0.35}
 # Documents mode: the best chunks of a document kept as its extractive segments.
 SEGMENTS_PER_DOCUMENT = 3
@@ -101,7 +98,7 @@ class SearchParams:
     chunk_spec_given: bool = False
     relevance_threshold: str = ""
     dialect: Dialect = "discovery_engine"
-    default_page_size: int = 50
+    default_page_size: int = DEFAULT_PAGE_SIZE
     scope: str = ""
     filter_field: str = "filter"
 

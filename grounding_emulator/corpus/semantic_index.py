@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .embedding_cache import text_key
-from .embeddings import Embedder
+from grounding_emulator.corpus.embedding_cache import text_key
+from grounding_emulator.corpus.embeddings import Embedder
 
 __all__ = ["SemanticIndex"]
 

@@ -1,0 +1,10 @@
+"""``python -m grounding_core.cli``: the ``grounding`` command."""
+
+from __future__ import annotations
+
+import sys
+
+from grounding_core.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+"""AnswerQuery: the pure extractive answer engine (``engine``), its sentences and the query
+classifier."""

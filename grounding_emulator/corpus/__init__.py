@@ -1,0 +1,2 @@
+"""The corpus: reading files and JSONL (``reading``), chunking, tokens, the BM25 and vector
+indexes, one data store snapshot (``datastore``) and the persisted store of them all (``store``)."""

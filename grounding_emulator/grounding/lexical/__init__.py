@@ -1,0 +1,5 @@
+"""The lexical judge: a deterministic multilingual lexical entailment checker.
+
+Frozen: it is not tuned further. Its quality on held-out splits is measured by
+``python -m benchmarks --only grounding`` and held to per-split floors by the tests.
+"""

@@ -1,0 +1,60 @@
+"""Google's documented limits and defaults, as the emulator enforces them: the one place.
+
+Each value names the field doc or reference page it comes from. The client side keeps its own
+copies (it must refuse a request before sending it); ``tests/emulator/test_limits.py`` asserts
+that the two agree, so a change on one side that the other misses fails a test.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "DEFAULT_CITATION_THRESHOLD",
+    "DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE",
+    "DEFAULT_MAX_RETURN_RESULTS",
+    "DEFAULT_PAGE_SIZE",
+    "MAX_ANSWER_TOKENS",
+    "MAX_BATCH_DOCUMENTS",
+    "MAX_CHUNK_NEIGHBOURS",
+    "MAX_DEVELOPER_KNOWLEDGE_TEXT",
+    "MAX_FACTS",
+    "MAX_FACT_CHARS",
+    "MAX_PAGE_SIZE",
+    "estimate_tokens",
+]
+
+# CheckGroundingRequest (v1 reference): "facts: ... at most 200"; "answer_candidate: ... at most
+# 4096 tokens"; GroundingFact.fact_text "at most 10k characters".
+MAX_FACTS = 200
+MAX_FACT_CHARS = 10_000
+MAX_ANSWER_TOKENS = 4_096
+# CheckGroundingSpec.citation_threshold: "If unset, the threshold will default to 0.6."
+DEFAULT_CITATION_THRESHOLD = 0.6
+
+# SearchRequest.page_size: "If unspecified, defaults to 50 ... Values above 100 are coerced to
+# 100. If this field is negative, an INVALID_ARGUMENT is returned."
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 100
+# ContentSearchSpec.ChunkSpec.num_previous_chunks / num_next_chunks: "at most 3".
+MAX_CHUNK_NEIGHBOURS = 3
+# AnswerQueryRequest.SearchSpec.SearchParams.max_return_results: "default 10".
+DEFAULT_MAX_RETURN_RESULTS = 10
+
+# google.developers.knowledge.v1: SearchDocumentChunksRequest.page_size "default 5";
+# query and filter "at most 500 characters"; BatchGetDocumentsRequest.names "at most 20".
+DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE = 5
+MAX_DEVELOPER_KNOWLEDGE_TEXT = 500
+MAX_BATCH_DOCUMENTS = 20
+
+# Google counts model tokens, which the docs do not define. The emulator counts a word, a
+# number, one CJK/kana/hangul character or one punctuation mark as a token: every model
+# tokenizer splits at least that finely, so the emulator never refuses what Google accepts.
+_TOKEN = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W_]+|[^\w\s]"
+)
+
+
+def estimate_tokens(text: str) -> int:
+    """The tokens of ``text`` as the emulator counts them (a lower bound of a model's count)."""
+    return sum(1 for _ in _TOKEN.finditer(text))

@@ -1,0 +1,1 @@
+"""Search: the pure search engine (``engine``), hybrid ranking (``fusion``) and filters."""
