@@ -3,14 +3,15 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench audit clean
+.PHONY: demo test lint bench audit clean mutation
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# [all]: both frameworks and the emulator (not the optional model); [test] includes [all].
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[all]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
@@ -27,12 +28,27 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 audit: $(VENV)/.installed-test
 	.ci/audit
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks
+
+# Mutation testing of the core's pure modules ([tool.mutmut] in pyproject.toml), then the score
+# per module (tests/core/mutation_score.py). Minutes, so not part of `make test` or CI.
+# MUTANTS='grounding_core.offsets.*' re-runs one module and keeps the other results.
+MUTANTS ?=
+MUTATION_CHILDREN ?= 2
+$(VENV)/.installed-mutmut: | $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet 'mutmut>=3.2'
+	touch $@
+
+mutation: $(VENV)/.installed-test $(VENV)/.installed-mutmut
+	$(if $(MUTANTS),,rm -rf mutants)
+	$(BIN)/mutmut run --max-children $(MUTATION_CHILDREN) $(foreach m,$(MUTANTS),'$(m)')
+	$(BIN)/python -m tests.core.mutation_score
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,9 +1,8 @@
 """Quality and speed of the emulator's grounding checker (CheckGrounding).
 
-Quality, on the labeled set ``tests/data/grounding_eval.jsonl`` (see
-:mod:`benchmarks.grounding_eval` for the metrics and the splits), per split. The baseline is the
-first version of the checker: a claim is supported by a fact that holds at least 60 % of its
-words.
+Quality, on the lexical judge's labeled set (see :mod:`grounding_emulator.grounding.lexical.eval`
+for the metrics and the splits), per split. The baseline is the first version of the checker: a
+claim is supported by a fact that holds at least 60 % of its words.
 
 Speed: claims per second over the whole labeled set (facts analyzed afresh for every case), and
 the latency of one check of 200 facts x 20 claims (facts of about 350 characters, built from the
@@ -19,10 +18,10 @@ import time
 from collections.abc import Sequence
 
 from benchmarks.common import Row, percentile, time_calls
-from benchmarks.grounding_eval import Case, evaluate, load_cases, split_names
 from grounding_emulator.grounding.claims import split_claims
 from grounding_emulator.grounding.lexical import engine as grounding_engine
 from grounding_emulator.grounding.lexical.engine import CheckOutcome, Fact, check_grounding
+from grounding_emulator.grounding.lexical.eval import Case, evaluate, load_cases, split_names
 
 NAME = "grounding_quality"
 _WORD = re.compile(r"\w+")

@@ -1,8 +1,8 @@
 """Retrieval quality and cost of the emulator's hybrid search against plain BM25, in one run.
 
-Quality: recall@5 and MRR@10 on the retrieval evaluation set (``retrieval_eval.py``) over the
-built-in corpus, for BM25 and for the hybrid (when the ``semantic`` extra is installed), on the
-whole set and on each of its splits.
+Quality: recall@5 and MRR@10 on the retrieval evaluation set (:mod:`grounding_emulator.search.eval`)
+over the built-in corpus, for BM25 and for the hybrid (when the ``semantic`` extra is installed),
+on the whole set and on each of its splits.
 
 Cost (hybrid only):
 
@@ -39,8 +39,7 @@ from benchmarks.bench_emulator_scale import (
     stdlib_pieces,
 )
 from benchmarks.common import Row, percentile
-from benchmarks.retrieval_eval import SPLITS, evaluate, load_questions
-from grounding_emulator import CorpusStore, DataStore
+from grounding_emulator import CorpusStore, DataStore, LexicalJudge
 from grounding_emulator.answer.engine import AnswerParams, generate_answer
 from grounding_emulator.corpus.builtin import builtin_documents, builtin_fingerprint
 from grounding_emulator.corpus.embedding_cache import CACHE_ENV, EmbeddingCache
@@ -52,6 +51,7 @@ from grounding_emulator.corpus.embeddings import (
     sentence_texts,
 )
 from grounding_emulator.corpus.semantic_index import SemanticIndex
+from grounding_emulator.search.eval import SPLITS, evaluate, load_questions
 
 NAME = "retrieval_quality"
 LATENCY_SIZES = (10_000, 100_000)
@@ -179,7 +179,7 @@ def _answer_p50(snapshot: DataStore) -> float:
     times = []
     for question in questions:
         started = time.perf_counter()
-        generate_answer(snapshot, AnswerParams(query=question))
+        generate_answer(snapshot, AnswerParams(query=question), LexicalJudge())
         times.append(time.perf_counter() - started)
     return percentile(times, 50) * MS
 

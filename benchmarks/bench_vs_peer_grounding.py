@@ -2,11 +2,11 @@
 ``VertexAICheckGroundingWrapper`` (5.1.1, v1alpha, in its own virtualenv; connected to the same
 emulator process, see ``benchmarks.peer_driver``).
 
-Same answers and facts for both: the labeled set ``tests/data/grounding_eval.jsonl``, split into
-ASCII and non-ASCII answers, and one large check (200 facts x 20 claims,
-``bench_grounding_quality.latency_workload``). Both are called through ``invoke`` (ours with
-``{"answer": ..., "documents": [...]}``, the peer with the answer and
-``config={"configurable": {"documents": [...]}}``), taking turns over the whole set.
+Same answers and facts for both: the lexical judge's labeled set
+(``grounding_emulator.grounding.lexical.eval``), split into ASCII and non-ASCII answers, and one
+large check (200 facts x 20 claims, ``bench_grounding_quality.latency_workload``). Both are
+called through ``invoke`` (ours with ``{"answer": ..., "documents": [...]}``, the peer with the
+answer and ``config={"configurable": {"documents": [...]}}``), taking turns over the whole set.
 
 - Latency: p50 of one check.
 - Spans: the share of returned claims whose span slices the answer to the claim's text
@@ -26,9 +26,9 @@ from langchain_core.documents import Document
 from benchmarks.bench_grounding_quality import latency_workload
 from benchmarks.common import Row
 from benchmarks.emulator_process import EmulatorProcess
-from benchmarks.grounding_eval import load_cases
 from benchmarks.peers import LANGCHAIN_PEER, PeerProcess
 from benchmarks.timing import median_ms
+from grounding_emulator.grounding.lexical.eval import load_cases
 from langchain_grounding import GroundingChecker
 
 NAME = "vs_peer_grounding"

@@ -27,7 +27,7 @@ def describe(name: str, output: dict[str, Any]) -> str:
     lines = [f"## {name}", "", answer_markdown(output["grounded_answer"]), ""]
     for citation in output["citations"]:
         sources = ", ".join(
-            output["documents"][i].metadata["source"] for i in citation["document_indices"]
+            output["documents"][i].metadata["source"] for i in citation["reference_indices"]
         )
         lines.append(
             f"- chars {citation['start']}-{citation['end']} "

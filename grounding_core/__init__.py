@@ -12,19 +12,21 @@ libraries; the LangChain and LlamaIndex adapters receive the records defined her
 """
 
 from .annotate import DEFAULT_WEAK_BELOW, support_level
+from .answering import DeveloperKnowledgeAnswerQuery, DiscoveryEngineAnswerQuery
 from .answers import (
     aanswer_developer_query,
     aanswer_query,
     answer_developer_query,
     answer_query,
 )
+from .check import DEFAULT_FALLBACK_ANSWER, ErrorPolicy, GroundingCheck, GroundingOutcome
 from .clients import (
     DEVELOPERKNOWLEDGE_EMULATOR_HOST,
     DISCOVERYENGINE_EMULATOR_HOST,
     DeveloperKnowledgeClients,
     DiscoveryEngineClients,
 )
-from .connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
+from .connection import ClientOptionsArg, DeveloperKnowledgeConnection, DiscoveryEngineConnection
 from .errors import (
     ConfigurationError,
     DeadlineExceededError,
@@ -41,7 +43,13 @@ from .errors import (
 from .facts import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, MAX_FACTS
 from .grounding import acheck_grounding, acheck_sources, check_grounding, check_sources
 from .html_report import answer_html, grounding_html
-from .metadata import answer_metadata, chunk_metadata, grounding_metadata, grounding_source
+from .metadata import (
+    CHUNK_PROSE_KEYS,
+    answer_metadata,
+    chunk_metadata,
+    grounding_metadata,
+    grounding_source,
+)
 from .offsets import Utf8Offsets
 from .records import (
     AnnotationMetadata,
@@ -58,6 +66,7 @@ from .records import (
 )
 from .render import answer_markdown, grounding_markdown
 from .report import DEFAULT_MIN_SUPPORT_SCORE, ClaimReport, GroundingReport, UngroundedPolicy
+from .retrieval import DeveloperKnowledgeChunkSearch, DiscoveryEngineChunkSearch
 from .search import (
     asearch_chunks,
     asearch_developer_knowledge,
@@ -65,21 +74,53 @@ from .search import (
     search_developer_knowledge,
 )
 from .settings import (
+    DEFAULT_COLLECTION,
+    DEFAULT_GROUNDING_CONFIG,
+    DEFAULT_LOCATION,
+    DEFAULT_RETRY,
+    DEFAULT_SERVING_CONFIG,
+    DEFAULT_TIMEOUT,
     CallOptions,
     DiscoveryEngineTarget,
     RetryPolicy,
     grounding_config_path,
     resolve_project,
 )
-from .specs import AnswerSpec, ChunkSearchSpec, DeveloperKnowledgeSearchSpec, GroundingSpec
+from .specs import (
+    DEFAULT_CITATION_THRESHOLD,
+    DEFAULT_DEVELOPER_KNOWLEDGE_K,
+    DEFAULT_MAX_RETURN_RESULTS,
+    DEFAULT_SEARCH_K,
+    MAX_CHUNK_NEIGHBOURS,
+    AnswerSpec,
+    ChunkSearchSpec,
+    DeveloperKnowledgeSearchSpec,
+    GroundingSpec,
+    RelevanceThreshold,
+    SearchResultMode,
+    check_count,
+)
 from .terminal import answer_rich, grounding_rich
 
 __all__ = [
+    "CHUNK_PROSE_KEYS",
+    "DEFAULT_CITATION_THRESHOLD",
+    "DEFAULT_COLLECTION",
+    "DEFAULT_DEVELOPER_KNOWLEDGE_K",
+    "DEFAULT_FALLBACK_ANSWER",
+    "DEFAULT_GROUNDING_CONFIG",
+    "DEFAULT_LOCATION",
+    "DEFAULT_MAX_RETURN_RESULTS",
     "DEFAULT_MIN_SUPPORT_SCORE",
+    "DEFAULT_RETRY",
+    "DEFAULT_SEARCH_K",
+    "DEFAULT_SERVING_CONFIG",
+    "DEFAULT_TIMEOUT",
     "DEFAULT_WEAK_BELOW",
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
     "DISCOVERYENGINE_EMULATOR_HOST",
     "MAX_ANSWER_TOKENS",
+    "MAX_CHUNK_NEIGHBOURS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
     "AnnotationMetadata",
@@ -90,16 +131,24 @@ __all__ = [
     "CitedChunk",
     "Claim",
     "ClaimReport",
+    "ClientOptionsArg",
     "ConfigurationError",
     "DeadlineExceededError",
+    "DeveloperKnowledgeAnswerQuery",
+    "DeveloperKnowledgeChunkSearch",
     "DeveloperKnowledgeClients",
     "DeveloperKnowledgeConnection",
     "DeveloperKnowledgeSearchSpec",
+    "DiscoveryEngineAnswerQuery",
+    "DiscoveryEngineChunkSearch",
     "DiscoveryEngineClients",
     "DiscoveryEngineConnection",
     "DiscoveryEngineTarget",
+    "ErrorPolicy",
     "GroundedAnswer",
+    "GroundingCheck",
     "GroundingError",
+    "GroundingOutcome",
     "GroundingReport",
     "GroundingResult",
     "GroundingSource",
@@ -112,7 +161,9 @@ __all__ = [
     "PageSpan",
     "PermissionDeniedError",
     "RankSignals",
+    "RelevanceThreshold",
     "RetryPolicy",
+    "SearchResultMode",
     "ServiceError",
     "ServiceUnavailableError",
     "SourceChunk",
@@ -131,6 +182,7 @@ __all__ = [
     "answer_rich",
     "asearch_chunks",
     "asearch_developer_knowledge",
+    "check_count",
     "check_grounding",
     "check_sources",
     "chunk_metadata",

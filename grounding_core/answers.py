@@ -30,6 +30,8 @@ __all__ = [
     "answer_developer_query",
     "answer_query",
     "answer_query_request",
+    "check_developer_filter",
+    "developer_answer_request",
 ]
 
 
@@ -41,7 +43,7 @@ def answer_query_request(
         "max_return_results": spec.max_return_results,
         "filter": spec.filter,
         "order_by": spec.order_by,
-        "search_result_mode": SEARCH_RESULT_MODES[spec.mode],
+        "search_result_mode": SEARCH_RESULT_MODES[spec.search_mode],
     }
     boost = boost_spec_message(spec.boost_spec)
     if boost is not None:
@@ -104,16 +106,23 @@ async def aanswer_query(
     return _discovery_engine_answer(response)
 
 
-def developer_answer_request(query: str, filter: str = "") -> dk.AnswerQueryRequest:
-    """The Developer Knowledge ``AnswerQueryRequest`` (query and filter: <= 500 characters)."""
+def check_developer_filter(filter: object) -> str:
+    """``filter`` if the Developer Knowledge ``answerQuery`` accepts it (a string of at most
+    500 characters), else an ``InputError``."""
     if not isinstance(filter, str) or len(filter) > MAX_DEVELOPER_KNOWLEDGE_TEXT:
         raise InputError(
             f"filter must be a string of at most {MAX_DEVELOPER_KNOWLEDGE_TEXT} characters",
             field="filter",
             limit=MAX_DEVELOPER_KNOWLEDGE_TEXT,
         )
+    return filter
+
+
+def developer_answer_request(query: str, filter: str = "") -> dk.AnswerQueryRequest:
+    """The Developer Knowledge ``AnswerQueryRequest`` (query and filter: <= 500 characters)."""
     return dk.AnswerQueryRequest(
-        query=check_query(query, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT), filter=filter
+        query=check_query(query, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT),
+        filter=check_developer_filter(filter),
     )
 
 

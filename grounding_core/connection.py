@@ -1,13 +1,16 @@
 """A connection: Google's clients for one API, the resolved project, the per-call options.
 
-What every framework component holds once it is configured. ``create`` checks the settings (a
-bad project, location, timeout or retry policy raises ``ConfigurationError``, a
-``ValueError``) and builds the clients lazily. Credentials and client options are handed to the
-client factory and kept only there (its repr never shows them).
+What every component holds once it is configured (the search, answer and grounding
+components, the adapters built on them, the ``grounding`` command). ``create`` checks the
+settings (a bad project, location, timeout or retry policy raises ``ConfigurationError``, a
+``ValueError``) and builds the clients lazily. Credentials and client options are handed to
+the client factory and kept only there (its repr never shows them).
 
 >>> connection = DiscoveryEngineConnection.create(project_id="p", emulator_host="localhost:8123")
 >>> connection.target(data_store_id="docs").serving_config_path  # doctest: +ELLIPSIS
 'projects/p/locations/global/collections/default_collection/dataStores/docs/servingConfigs/...'
+>>> connection.grounding_config_path()
+'projects/p/locations/global/groundingConfigs/default_grounding_config'
 """
 
 from __future__ import annotations
@@ -22,17 +25,19 @@ from google.auth.credentials import Credentials
 from .clients import DeveloperKnowledgeClients, DiscoveryEngineClients
 from .settings import (
     DEFAULT_COLLECTION,
+    DEFAULT_GROUNDING_CONFIG,
     DEFAULT_LOCATION,
+    DEFAULT_RETRY,
     DEFAULT_SERVING_CONFIG,
+    DEFAULT_TIMEOUT,
     CallOptions,
     DiscoveryEngineTarget,
     RetryPolicy,
+    grounding_config_path,
     resolve_project,
 )
 
 __all__ = [
-    "DEFAULT_RETRY",
-    "DEFAULT_TIMEOUT",
     "ClientOptionsArg",
     "DeveloperKnowledgeConnection",
     "DiscoveryEngineConnection",
@@ -40,12 +45,24 @@ __all__ = [
 
 ClientOptionsArg = ClientOptions | Mapping[str, Any] | None
 
-DEFAULT_TIMEOUT = CallOptions().timeout
-DEFAULT_RETRY = RetryPolicy()
+
+class _Closing:
+    """``close``/``aclose`` of a connection: they close its clients' channels."""
+
+    __slots__ = ()
+    clients: DiscoveryEngineClients | DeveloperKnowledgeClients
+
+    def close(self) -> None:
+        """Close the sync clients' channels."""
+        self.clients.close()
+
+    async def aclose(self) -> None:
+        """Close the async clients' channels of the running event loop."""
+        await self.clients.aclose()
 
 
 @dataclass(frozen=True, slots=True)
-class DiscoveryEngineConnection:
+class DiscoveryEngineConnection(_Closing):
     """Discovery Engine clients for one project and location, and the per-call options."""
 
     clients: DiscoveryEngineClients
@@ -94,9 +111,13 @@ class DiscoveryEngineConnection:
             serving_config=serving_config_id,
         )
 
+    def grounding_config_path(self, grounding_config: str = DEFAULT_GROUNDING_CONFIG) -> str:
+        """The grounding config CheckGrounding takes, in this project and location."""
+        return grounding_config_path(self.project, self.location, grounding_config)
+
 
 @dataclass(frozen=True, slots=True)
-class DeveloperKnowledgeConnection:
+class DeveloperKnowledgeConnection(_Closing):
     """Developer Knowledge clients and the per-call options."""
 
     clients: DeveloperKnowledgeClients

@@ -108,14 +108,14 @@ def check_sources(
     options: CallOptions = CallOptions(),
     *,
     min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
+    source_ids: Sequence[str] = (),
 ) -> GroundingReport[S]:
     """Check ``answer`` against the caller's own objects (``sources``, e.g. LangChain documents
     or LlamaIndex nodes) given as ``grounding_sources`` (one each, same order): the report's
-    claims cite those very objects."""
+    claims cite those very objects, named in its metadata by ``source_ids`` (default: their
+    positions)."""
     result = check_grounding(clients, grounding_config, answer, grounding_sources, spec, options)
-    return GroundingReport(
-        result, tuple(sources), tuple(grounding_sources), min_support_score=min_support_score
-    )
+    return _report(result, sources, grounding_sources, min_support_score, source_ids)
 
 
 async def acheck_sources(
@@ -128,11 +128,26 @@ async def acheck_sources(
     options: CallOptions = CallOptions(),
     *,
     min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
+    source_ids: Sequence[str] = (),
 ) -> GroundingReport[S]:
     """Async ``check_sources``, on Google's async client."""
     result = await acheck_grounding(
         clients, grounding_config, answer, grounding_sources, spec, options
     )
+    return _report(result, sources, grounding_sources, min_support_score, source_ids)
+
+
+def _report(
+    result: GroundingResult,
+    sources: Sequence[S],
+    grounding_sources: Sequence[GroundingSource],
+    min_support_score: float,
+    source_ids: Sequence[str],
+) -> GroundingReport[S]:
     return GroundingReport(
-        result, tuple(sources), tuple(grounding_sources), min_support_score=min_support_score
+        result,
+        tuple(sources),
+        tuple(grounding_sources),
+        min_support_score=min_support_score,
+        source_ids=tuple(source_ids),
     )

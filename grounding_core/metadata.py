@@ -1,13 +1,15 @@
 """Flat, JSON-safe metadata of records: what LangChain documents and LlamaIndex nodes carry.
 
-One schema for both frameworks (``docs/metadata.md`` lists every key). Every chunk field is
-kept: absent values are ``None`` or empty, so that every key is always present.
+One schema for both frameworks (``docs/metadata.md`` lists every key): LangChain documents and
+LlamaIndex nodes carry ``chunk_metadata`` unchanged, LangChain's answer output and LlamaIndex's
+answer ``Response.metadata`` carry ``answer_metadata`` unchanged. Every chunk field is kept:
+absent values are ``None`` or empty, so that every key is always present.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .records import (
@@ -174,21 +176,36 @@ def grounding_metadata(result: GroundingResult) -> dict[str, Any]:
     }
 
 
+def _references_metadata(
+    item: AnswerCitation | GroundingSupport, source_ids: Sequence[str]
+) -> dict[str, Any]:
+    return {
+        **span_metadata(item),
+        "reference_indices": list(item.reference_indices),
+        "source_ids": [source_ids[i] for i in item.reference_indices if 0 <= i < len(source_ids)],
+    }
+
+
 def answer_metadata(answer: GroundedAnswer) -> dict[str, Any]:
-    """An answerQuery result's metadata: grounding score, citations with both spans and the
-    positions of their references, skipped reasons, session."""
+    """An answerQuery result's metadata: grounding score, citations and grounding supports with
+    both spans, the positions of their references (``reference_indices``) and the ids of those
+    references (``source_ids``: the ``Document.id`` / node id, i.e. the chunk name), skipped
+    reasons, session.
+
+    >>> ref = SourceChunk(name="docs/c1", content="Sets hold unique items.")
+    >>> cite = AnswerCitation(0, 5, 0, 5, "Sets.", (0,), (ref,))
+    >>> answer_metadata(GroundedAnswer("Sets.", (cite,), (ref,)))["citations"][0]["source_ids"]
+    ['docs/c1']
+    """
+    source_ids = [reference.name for reference in answer.references]
     return {
         "grounding_score": answer.grounding_score,
-        "citations": [
-            {**span_metadata(c), "reference_indices": list(c.reference_indices)}
-            for c in answer.citations
-        ],
+        "citations": [_references_metadata(c, source_ids) for c in answer.citations],
         "grounding_supports": [
             {
-                **span_metadata(s),
+                **_references_metadata(s, source_ids),
                 "score": s.score,
                 "grounding_check_required": s.grounding_check_required,
-                "reference_indices": list(s.reference_indices),
             }
             for s in answer.grounding_supports
         ],

@@ -9,8 +9,10 @@ every claim's citations resolve to the very objects that were checked.
 >>> claim = Claim("Paris is the capital.", 0, 21, 0, 21, (0,), (cited,))
 >>> result = GroundingResult("Paris is the capital.", 1.0, (claim,))
 >>> report = GroundingReport(result, sources=("doc-a", "doc-b"), grounding_sources=())
->>> report.claims[0].sources, report.passed
-(('doc-b',), True)
+>>> report.claims[0].sources, report.passed, report.source_ids
+(('doc-b',), True, ('0', '1'))
+>>> report.metadata()["claims"][0]["source_ids"]
+['1']
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from .annotate import DEFAULT_WEAK_BELOW
-from .errors import UngroundedAnswerError
+from .errors import InputError, UngroundedAnswerError
 from .html_report import check_failed_html, grounding_html
 from .metadata import grounding_metadata
 from .records import Claim, ClaimStatus, GroundingResult, GroundingSource
@@ -83,6 +85,8 @@ class GroundingReport(Generic[S]):
 
     ``passed`` is true when the support score reaches ``min_support_score``. ``error`` is set
     (and ``result`` is ``None``) when the check itself failed and the caller chose to carry on.
+    ``source_ids`` name the sources in the metadata (a LangChain ``Document.id``, a LlamaIndex
+    node id); a report given none names each source by its position (``"0"``, ``"1"``, ...).
     """
 
     result: GroundingResult | None
@@ -90,6 +94,18 @@ class GroundingReport(Generic[S]):
     grounding_sources: tuple[GroundingSource, ...]
     min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE
     error: str | None = None
+    source_ids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.source_ids:
+            # Frozen: the default (positions) is set once, here.
+            object.__setattr__(self, "source_ids", tuple(map(str, range(len(self.sources)))))
+        elif len(self.source_ids) != len(self.sources):
+            raise InputError(
+                f"source_ids has {len(self.source_ids)} ids for {len(self.sources)} sources: "
+                "give one id per source, in the same order",
+                field="source_ids",
+            )
 
     @classmethod
     def failed(
@@ -98,6 +114,7 @@ class GroundingReport(Generic[S]):
         grounding_sources: Sequence[GroundingSource],
         error: BaseException,
         min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
+        source_ids: Sequence[str] = (),
     ) -> GroundingReport[S]:
         """The report of a check that could not be done: no result, ``error`` says why."""
         return cls(
@@ -106,6 +123,7 @@ class GroundingReport(Generic[S]):
             grounding_sources=tuple(grounding_sources),
             min_support_score=min_support_score,
             error=f"{type(error).__name__}: {error}",
+            source_ids=tuple(source_ids),
         )
 
     @property
@@ -184,9 +202,18 @@ class GroundingReport(Generic[S]):
         )
 
     def metadata(self) -> dict[str, Any]:
-        """JSON-safe metadata: ``grounding_metadata`` plus ``passed`` and ``error``."""
-        base = grounding_metadata(self.result) if self.result else {"support_score": None}
-        return {**base, "passed": self.passed, "error": self.error}
+        """JSON-safe metadata, the same in every framework (``docs/metadata.md``):
+        ``grounding_metadata`` plus ``passed``, ``error``, the ids of the checked sources
+        (``source_ids``, in order) and, in each claim, the ids of the sources it cites."""
+        ids = self.source_ids
+        base: dict[str, Any] = {"support_score": None}
+        if self.result is not None:
+            base = grounding_metadata(self.result)
+            for claim_metadata, claim in zip(base["claims"], self.result.claims, strict=True):
+                claim_metadata["source_ids"] = [
+                    ids[i] for i in claim.source_indices if i < len(ids)
+                ]
+        return {**base, "passed": self.passed, "error": self.error, "source_ids": list(ids)}
 
     def enforce(self, policy: UngroundedPolicy) -> None:
         """Raise ``UngroundedAnswerError`` when ``policy`` is ``raise`` and the check failed."""

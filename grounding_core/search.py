@@ -101,8 +101,8 @@ def search_request(
         order_by=spec.order_by,
     )
     content_search_spec = message.content_search_spec
-    content_search_spec.search_result_mode = SEARCH_RESULT_MODES[spec.mode]
-    if spec.mode == "chunks":
+    content_search_spec.search_result_mode = SEARCH_RESULT_MODES[spec.search_mode]
+    if spec.search_mode == "chunks":
         chunk_spec = content_search_spec.chunk_spec
         chunk_spec.SetInParent()
         chunk_spec.num_previous_chunks = spec.num_previous_chunks

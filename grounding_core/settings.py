@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypedDict
 
 import google.auth
@@ -25,7 +25,9 @@ __all__ = [
     "DEFAULT_COLLECTION",
     "DEFAULT_GROUNDING_CONFIG",
     "DEFAULT_LOCATION",
+    "DEFAULT_RETRY",
     "DEFAULT_SERVING_CONFIG",
+    "DEFAULT_TIMEOUT",
     "EMULATOR_PROJECT",
     "PROJECT_ENV_VARS",
     "CallOptions",
@@ -40,6 +42,8 @@ DEFAULT_COLLECTION = "default_collection"
 DEFAULT_SERVING_CONFIG = "default_search"
 DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
 DEFAULT_BRANCH = "default_branch"
+# Seconds per attempt of every call (Google's clients set none for these methods).
+DEFAULT_TIMEOUT = 30.0
 
 # Resource ids: letters, digits, '-', '_' (Discovery Engine allows up to 63 characters).
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,126}$")
@@ -252,6 +256,10 @@ class RetryPolicy:
         return retry_async.AsyncRetry(**self._kwargs())  # type: ignore[arg-type]
 
 
+# The retry policy of every call unless the caller gives another (or ``None``).
+DEFAULT_RETRY = RetryPolicy()
+
+
 @dataclass(frozen=True, slots=True)
 class CallOptions:
     """Timeout (seconds, per attempt) and retry policy of every call; ``retry=None`` disables
@@ -261,8 +269,8 @@ class CallOptions:
     CallOptions(timeout=5.0, retry=None)
     """
 
-    timeout: float = 30.0
-    retry: RetryPolicy | None = field(default_factory=RetryPolicy)
+    timeout: float = DEFAULT_TIMEOUT
+    retry: RetryPolicy | None = DEFAULT_RETRY
 
     def __post_init__(self) -> None:
         if isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float):

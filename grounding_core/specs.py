@@ -6,6 +6,7 @@ field, the limit and what to do, before anything is sent.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,12 +15,18 @@ from typing import Any, Literal
 from .errors import InputError
 
 __all__ = [
+    "DEFAULT_CITATION_THRESHOLD",
+    "DEFAULT_DEVELOPER_KNOWLEDGE_K",
+    "DEFAULT_MAX_RETURN_RESULTS",
+    "DEFAULT_SEARCH_K",
     "MAX_CHUNK_NEIGHBOURS",
     "MAX_PAGE_SIZE",
     "AnswerSpec",
     "ChunkSearchSpec",
     "DeveloperKnowledgeSearchSpec",
     "GroundingSpec",
+    "RelevanceThreshold",
+    "SearchResultMode",
     "check_count",
     "check_fraction",
 ]
@@ -27,6 +34,15 @@ __all__ = [
 MAX_PAGE_SIZE = 100
 MAX_CHUNK_NEIGHBOURS = 3
 MAX_DEVELOPER_KNOWLEDGE_TEXT = 500
+
+# checkGrounding's documented default ("GroundingSpec.citation_threshold ... defaults to 0.6").
+DEFAULT_CITATION_THRESHOLD = 0.6
+
+# How many chunks the retrievers return unless told (a bare ChunkSearchSpec asks for 10).
+DEFAULT_SEARCH_K = 4
+DEFAULT_DEVELOPER_KNOWLEDGE_K = 5
+# How many search results an answer may draw on unless told.
+DEFAULT_MAX_RETURN_RESULTS = 10
 
 RelevanceThreshold = Literal["lowest", "low", "medium", "high"]
 SearchResultMode = Literal["chunks", "documents"]
@@ -60,6 +76,27 @@ def check_fraction(name: str, value: object) -> float:
     return float(value)
 
 
+def _check_search_mode(value: object) -> None:
+    if value not in ("chunks", "documents"):
+        raise InputError(
+            f"search_mode must be 'chunks' or 'documents', got {value!r}", field="search_mode"
+        )
+
+
+def _keep_boost_spec(spec: ChunkSearchSpec | AnswerSpec) -> None:
+    """Check ``spec.boost_spec`` and keep a copy of it: the caller's dict may change later, a
+    frozen spec may not."""
+    if spec.boost_spec is None:
+        return
+    if not isinstance(spec.boost_spec, Mapping):
+        raise InputError(
+            "boost_spec must be a dict in the API's BoostSpec form, e.g. "
+            "{'condition_boost_specs': [{'condition': 'lang: ANY(\"en\")', 'boost': 0.5}]}",
+            field="boost_spec",
+        )
+    object.__setattr__(spec, "boost_spec", copy.deepcopy(dict(spec.boost_spec)))
+
+
 def _check_text(name: str, value: object, *, maximum: int | None = None) -> str:
     if not isinstance(value, str):
         raise InputError(
@@ -82,7 +119,8 @@ class ChunkSearchSpec:
     results run out). ``boost_spec`` takes the API's ``BoostSpec`` as a dict, e.g.
     ``{"condition_boost_specs": [{"condition": 'lang: ANY("en")', "boost": 0.5}]}``.
     Neighbouring chunks (``num_previous_chunks``/``num_next_chunks``, at most 3) exist only in
-    chunk mode.
+    chunk mode (``search_mode="chunks"``, the default; ``"documents"`` for structured and
+    website data stores).
 
     >>> ChunkSearchSpec(k=5, filter='lang: ANY("en")', num_next_chunks=1).k
     5
@@ -95,7 +133,7 @@ class ChunkSearchSpec:
     num_previous_chunks: int = 0
     num_next_chunks: int = 0
     relevance_threshold: RelevanceThreshold | None = None
-    mode: SearchResultMode = "chunks"
+    search_mode: SearchResultMode = "chunks"
 
     def __post_init__(self) -> None:
         check_count("k", self.k, minimum=1)
@@ -103,13 +141,10 @@ class ChunkSearchSpec:
         _check_text("order_by", self.order_by)
         for name in ("num_previous_chunks", "num_next_chunks"):
             check_count(name, getattr(self, name), minimum=0, maximum=MAX_CHUNK_NEIGHBOURS)
-        if self.mode not in ("chunks", "documents"):
+        _check_search_mode(self.search_mode)
+        if self.search_mode != "chunks" and (self.num_previous_chunks or self.num_next_chunks):
             raise InputError(
-                f"mode must be 'chunks' or 'documents', got {self.mode!r}", field="mode"
-            )
-        if self.mode != "chunks" and (self.num_previous_chunks or self.num_next_chunks):
-            raise InputError(
-                "num_previous_chunks/num_next_chunks need mode='chunks': documents have no "
+                "num_previous_chunks/num_next_chunks need search_mode='chunks': documents have no "
                 "neighbouring chunks",
                 field="chunk_spec",
             )
@@ -119,12 +154,7 @@ class ChunkSearchSpec:
                 f"got {self.relevance_threshold!r}",
                 field="relevance_threshold",
             )
-        if self.boost_spec is not None and not isinstance(self.boost_spec, Mapping):
-            raise InputError(
-                "boost_spec must be a dict in the API's BoostSpec form, e.g. "
-                "{'condition_boost_specs': [{'condition': 'lang: ANY(\"en\")', 'boost': 0.5}]}",
-                field="boost_spec",
-            )
+        _keep_boost_spec(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +166,7 @@ class DeveloperKnowledgeSearchSpec:
     3
     """
 
-    k: int = 5
+    k: int = DEFAULT_DEVELOPER_KNOWLEDGE_K
     filter: str = ""
 
     def __post_init__(self) -> None:
@@ -148,12 +178,12 @@ class DeveloperKnowledgeSearchSpec:
 class GroundingSpec:
     """Options of a grounding check.
 
-    ``citation_threshold`` (0..1, default 0.6): a fact is cited for a claim when its support
-    score reaches it; higher means fewer, stronger citations. ``enable_claim_level_score``
-    fills ``Claim.score``.
+    ``citation_threshold`` (0..1, default ``DEFAULT_CITATION_THRESHOLD``, 0.6): a fact is
+    cited for a claim when its support score reaches it; higher means fewer, stronger
+    citations. ``enable_claim_level_score`` fills ``Claim.score``.
     """
 
-    citation_threshold: float = 0.6
+    citation_threshold: float = DEFAULT_CITATION_THRESHOLD
     enable_claim_level_score: bool = False
 
     def __post_init__(self) -> None:
@@ -169,11 +199,11 @@ class AnswerSpec:
     """
 
     include_citations: bool = True
-    max_return_results: int = 10
+    max_return_results: int = DEFAULT_MAX_RETURN_RESULTS
     filter: str = ""
     boost_spec: Mapping[str, Any] | None = None
     order_by: str = ""
-    mode: SearchResultMode = "chunks"
+    search_mode: SearchResultMode = "chunks"
     preamble: str = ""
     model_version: str = ""
     answer_language_code: str = ""
@@ -188,7 +218,5 @@ class AnswerSpec:
         check_count("max_return_results", self.max_return_results, minimum=1, maximum=100)
         _check_text("filter", self.filter)
         _check_text("order_by", self.order_by)
-        if self.mode not in ("chunks", "documents"):
-            raise InputError(
-                f"mode must be 'chunks' or 'documents', got {self.mode!r}", field="mode"
-            )
+        _check_search_mode(self.search_mode)
+        _keep_boost_spec(self)

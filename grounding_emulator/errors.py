@@ -6,7 +6,9 @@ Hierarchy::
     ├── InvalidArgument           INVALID_ARGUMENT: a field breaks a documented rule
     ├── NotFound                  NOT_FOUND: data store, engine, serving config or document
     ├── FailedPrecondition        FAILED_PRECONDITION: the resource is not ready (e.g. no index)
-    └── CorpusError               a corpus cannot be read or ingested (CLI and store, not gRPC)
+    ├── JudgeError                INTERNAL: a grounding judge failed or broke its Protocol
+    ├── CorpusError               a corpus cannot be read or ingested (CLI and store, not gRPC)
+    └── JudgeScriptError          a judge script file is invalid (CLI, not gRPC)
 
 Engines stay free of gRPC: they raise these; ``handlers.py`` maps them to gRPC statuses in one
 place. Messages name the field and the rule, e.g. ``page_size must be >= 0, got -1``.
@@ -19,6 +21,8 @@ __all__ = [
     "EmulatorError",
     "FailedPrecondition",
     "InvalidArgument",
+    "JudgeError",
+    "JudgeScriptError",
     "NotFound",
 ]
 
@@ -53,5 +57,19 @@ class FailedPrecondition(EmulatorError):
 
 class CorpusError(EmulatorError):
     """A corpus cannot be read, parsed or ingested; the message names the file or line."""
+
+    code = "INVALID_ARGUMENT"
+
+
+class JudgeError(EmulatorError):
+    """A grounding judge raised, or returned what its Protocol does not allow; the message names
+    the judge and what was wrong."""
+
+    code = "INTERNAL"
+
+
+class JudgeScriptError(EmulatorError):
+    """A judge script (``grounding serve --judge-script FILE``) is not valid; the message names
+    the file and the entry."""
 
     code = "INVALID_ARGUMENT"

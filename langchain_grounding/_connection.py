@@ -1,32 +1,37 @@
 """Connection settings shared by every LangChain component: where to send calls and how.
 
-Each component builds its Google clients once (lazily) and reuses them; credentials and client
-options never appear in reprs or serialized forms.
+The pydantic fields of ``grounding_core.DiscoveryEngineConnection.create`` (and of its Developer
+Knowledge twin), with the same defaults; ``connection`` is the core connection, built once
+(lazily) and reused. Credentials and client options never appear in reprs or serialized forms.
+Assigning a field validates the component again (``validate_assignment``) and rebuilds what
+it holds from its fields (the connection too, when a connection field changed).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from grounding_core import (
+    DEFAULT_LOCATION,
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUT,
     CallOptions,
     DeveloperKnowledgeClients,
+    DeveloperKnowledgeConnection,
     DiscoveryEngineClients,
+    DiscoveryEngineConnection,
     RetryPolicy,
 )
-from grounding_core.connection import (
-    DeveloperKnowledgeConnection as CoreDeveloperKnowledgeConnection,
-)
-from grounding_core.connection import DiscoveryEngineConnection as CoreDiscoveryEngineConnection
-from grounding_core.settings import DEFAULT_LOCATION
+
+__all__ = ["DeveloperKnowledgeSettings", "DiscoveryEngineSettings"]
 
 
-class _Connection(BaseModel):
+class _Settings(BaseModel):
     """Where calls go (Google Cloud or an emulator) and their timeout and retry."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
 
     emulator_host: str | None = Field(
         default=None,
@@ -42,21 +47,43 @@ class _Connection(BaseModel):
         repr=False,
         description="google.api_core ClientOptions or dict (e.g. api_endpoint)",
     )
-    timeout: float = Field(default=30.0, gt=0, description="seconds per attempt")
+    timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, description="seconds per attempt")
     retry: RetryPolicy | None = Field(
-        default_factory=RetryPolicy,
+        default=DEFAULT_RETRY,
         description="backoff on UNAVAILABLE/RESOURCE_EXHAUSTED/INTERNAL/DEADLINE_EXCEEDED; "
         "None disables retries",
     )
 
+    # The fields the core connection is built from: assigning one drops the connection.
+    _connection_fields: ClassVar[frozenset[str]] = frozenset(
+        {"emulator_host", "credentials", "client_options", "timeout", "retry"}
+    )
+    _connection: DiscoveryEngineConnection | DeveloperKnowledgeConnection | None = PrivateAttr(
+        default=None
+    )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._connection_fields:
+            self._connection = None
+        super().__setattr__(name, value)
+
+    def _connection_settings(self) -> dict[str, Any]:
+        """The keyword arguments of the core connection's ``create``."""
+        return {name: getattr(self, name) for name in self._connection_fields}
+
     @property
     def call_options(self) -> CallOptions:
-        """The per-call timeout and retry."""
-        return CallOptions(timeout=self.timeout, retry=self.retry)
+        """The per-call timeout and retry (the connection's)."""
+        return self.connection.call_options
+
+    @property
+    def connection(self) -> DiscoveryEngineConnection | DeveloperKnowledgeConnection:
+        """The core connection, built once."""
+        raise NotImplementedError
 
 
-class DiscoveryEngineConnection(_Connection):
-    """Connection to Discovery Engine (Vertex AI Search) for one project and location."""
+class DiscoveryEngineSettings(_Settings):
+    """Connection settings of Discovery Engine (Vertex AI Search): one project and location."""
 
     project_id: str | None = Field(
         default=None,
@@ -67,21 +94,14 @@ class DiscoveryEngineConnection(_Connection):
         default=DEFAULT_LOCATION, description="global, us, eu, ... (picks the endpoint)"
     )
 
-    _connection: CoreDiscoveryEngineConnection | None = PrivateAttr(default=None)
+    _connection_fields = _Settings._connection_fields | {"project_id", "location"}
+    _connection: DiscoveryEngineConnection | None = PrivateAttr(default=None)
 
     @property
-    def connection(self) -> CoreDiscoveryEngineConnection:
+    def connection(self) -> DiscoveryEngineConnection:
         """The core connection (clients, resolved project), built once."""
         if self._connection is None:
-            self._connection = CoreDiscoveryEngineConnection.create(
-                project_id=self.project_id,
-                location=self.location,
-                emulator_host=self.emulator_host,
-                credentials=self.credentials,
-                client_options=self.client_options,
-                timeout=self.timeout,
-                retry=self.retry,
-            )
+            self._connection = DiscoveryEngineConnection.create(**self._connection_settings())
         return self._connection
 
     @property
@@ -90,20 +110,19 @@ class DiscoveryEngineConnection(_Connection):
         return self.connection.clients
 
 
-class DeveloperKnowledgeConnection(_Connection):
-    """Connection to the Developer Knowledge API."""
+class DeveloperKnowledgeSettings(_Settings):
+    """Connection settings of the Developer Knowledge API."""
 
-    _connection: CoreDeveloperKnowledgeConnection | None = PrivateAttr(default=None)
+    _connection: DeveloperKnowledgeConnection | None = PrivateAttr(default=None)
+
+    @property
+    def connection(self) -> DeveloperKnowledgeConnection:
+        """The core connection (clients), built once."""
+        if self._connection is None:
+            self._connection = DeveloperKnowledgeConnection.create(**self._connection_settings())
+        return self._connection
 
     @property
     def clients(self) -> DeveloperKnowledgeClients:
         """Google's clients for this connection, built once."""
-        if self._connection is None:
-            self._connection = CoreDeveloperKnowledgeConnection.create(
-                emulator_host=self.emulator_host,
-                credentials=self.credentials,
-                client_options=self.client_options,
-                timeout=self.timeout,
-                retry=self.retry,
-            )
-        return self._connection.clients
+        return self.connection.clients

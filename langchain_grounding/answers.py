@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
-    AnswerSpec,
+    DEFAULT_COLLECTION,
+    DEFAULT_MAX_RETURN_RESULTS,
+    DEFAULT_SERVING_CONFIG,
+    DeveloperKnowledgeAnswerQuery,
+    DiscoveryEngineAnswerQuery,
     DiscoveryEngineTarget,
     GroundedAnswer,
     InputError,
-    aanswer_developer_query,
-    aanswer_query,
-    answer_developer_query,
-    answer_query,
+    SearchResultMode,
+    answer_metadata,
 )
-from grounding_core.metadata import span_metadata
-from grounding_core.settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG
 
-from ._connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
+from ._connection import DeveloperKnowledgeSettings, DiscoveryEngineSettings
 from .documents import chunk_to_document
 
 __all__ = ["DeveloperKnowledgeAnswer", "DiscoveryEngineAnswer", "answer_output"]
@@ -45,31 +45,39 @@ def _query(input: Any) -> str:
 def answer_output(query: str, answer: GroundedAnswer) -> dict[str, Any]:
     """The output dict of both answer Runnables.
 
-    ``answer``: the text; ``documents``: the references as ``Document``s; ``citations``: for
-    each cited segment its text, char and byte spans and the positions of its documents;
-    ``grounded_answer``: the full record (grounding score and supports, skipped reasons,
-    session; ``grounding_core.answer_markdown`` renders it).
+    ``query``; ``answer``: the text; ``documents``: the references as ``Document``s; every key
+    of ``grounding_core.answer_metadata`` (``grounding_score``; ``citations`` and
+    ``grounding_supports``, each with its text, char and byte spans, the positions of its
+    documents (``reference_indices``) and their ids (``source_ids``); ``skipped_reasons``,
+    ``session``, ...: the schema LlamaIndex's answer metadata has too);
+    ``grounded_answer``: the full record (``grounding_core.answer_markdown`` renders it).
     """
     return {
         "query": query,
         "answer": answer.answer_text,
         "documents": [chunk_to_document(r) for r in answer.references],
-        "citations": [
-            {**span_metadata(c), "document_indices": list(c.reference_indices)}
-            for c in answer.citations
-        ],
+        **answer_metadata(answer),
         "grounded_answer": answer,
     }
 
 
 class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]]):
-    """What both answer Runnables share: ``invoke``/``ainvoke`` around their ``_invoke``."""
+    """What both answer Runnables share: ``invoke``/``ainvoke`` around the core component."""
+
+    _answering: DiscoveryEngineAnswerQuery | DeveloperKnowledgeAnswerQuery = PrivateAttr()
+
+    @property
+    def answering(self) -> DiscoveryEngineAnswerQuery | DeveloperKnowledgeAnswerQuery:
+        """The core answerQuery component this Runnable wraps."""
+        return self._answering
 
     def _invoke(self, input: Any) -> dict[str, Any]:
-        raise NotImplementedError
+        query = _query(input)
+        return answer_output(query, self._answering.answer(query))
 
     async def _ainvoke(self, input: Any) -> dict[str, Any]:
-        raise NotImplementedError
+        query = _query(input)
+        return answer_output(query, await self._answering.aanswer(query))
 
     def invoke(
         self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -84,7 +92,7 @@ class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]]):
         return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
 
 
-class DiscoveryEngineAnswer(DiscoveryEngineConnection, _Answering):
+class DiscoveryEngineAnswer(DiscoveryEngineSettings, _Answering):
     """A grounded answer from Discovery Engine's ``answerQuery``: query in, answer out.
 
     Key init args:
@@ -111,30 +119,28 @@ class DiscoveryEngineAnswer(DiscoveryEngineConnection, _Answering):
     collection: str | None = DEFAULT_COLLECTION
     serving_config_id: str = DEFAULT_SERVING_CONFIG
     include_citations: bool = True
-    max_return_results: int = Field(default=10, ge=1, le=100)
+    max_return_results: int = Field(default=DEFAULT_MAX_RETURN_RESULTS, ge=1, le=100)
     filter: str = ""
-    search_mode: Literal["chunks", "documents"] = "chunks"
+    search_mode: SearchResultMode = "chunks"
     preamble: str = ""
     model_version: str = ""
     answer_language_code: str = ""
     include_grounding_supports: bool = False
 
-    _target: DiscoveryEngineTarget = PrivateAttr()
-    _spec: AnswerSpec = PrivateAttr()
+    _answering: DiscoveryEngineAnswerQuery = PrivateAttr()
 
     @model_validator(mode="after")
     def _build(self) -> DiscoveryEngineAnswer:
-        self._target = self.connection.target(
+        self._answering = DiscoveryEngineAnswerQuery.create(
+            self.connection,
             data_store_id=self.data_store_id,
             engine_id=self.engine_id,
             collection=self.collection,
             serving_config_id=self.serving_config_id,
-        )
-        self._spec = AnswerSpec(
             include_citations=self.include_citations,
             max_return_results=self.max_return_results,
             filter=self.filter,
-            mode=self.search_mode,
+            search_mode=self.search_mode,
             preamble=self.preamble,
             model_version=self.model_version,
             answer_language_code=self.answer_language_code,
@@ -142,20 +148,13 @@ class DiscoveryEngineAnswer(DiscoveryEngineConnection, _Answering):
         )
         return self
 
-    def _invoke(self, input: Any) -> dict[str, Any]:
-        query = _query(input)
-        answer = answer_query(self.clients, self._target, query, self._spec, self.call_options)
-        return answer_output(query, answer)
-
-    async def _ainvoke(self, input: Any) -> dict[str, Any]:
-        query = _query(input)
-        answer = await aanswer_query(
-            self.clients, self._target, query, self._spec, self.call_options
-        )
-        return answer_output(query, answer)
+    @property
+    def target(self) -> DiscoveryEngineTarget:
+        """The engine or data store asked."""
+        return self._answering.target
 
 
-class DeveloperKnowledgeAnswer(DeveloperKnowledgeConnection, _Answering):
+class DeveloperKnowledgeAnswer(DeveloperKnowledgeSettings, _Answering):
     """A grounded answer from the Developer Knowledge API's ``answerQuery``.
 
     .. code-block:: python
@@ -171,12 +170,9 @@ class DeveloperKnowledgeAnswer(DeveloperKnowledgeConnection, _Answering):
 
     filter: str = Field(default="", max_length=500)
 
-    def _invoke(self, input: Any) -> dict[str, Any]:
-        query = _query(input)
-        answer = answer_developer_query(self.clients, query, self.filter, self.call_options)
-        return answer_output(query, answer)
+    _answering: DeveloperKnowledgeAnswerQuery = PrivateAttr()
 
-    async def _ainvoke(self, input: Any) -> dict[str, Any]:
-        query = _query(input)
-        answer = await aanswer_developer_query(self.clients, query, self.filter, self.call_options)
-        return answer_output(query, answer)
+    @model_validator(mode="after")
+    def _build(self) -> DeveloperKnowledgeAnswer:
+        self._answering = DeveloperKnowledgeAnswerQuery(self.connection, self.filter)
+        return self

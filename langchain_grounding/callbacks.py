@@ -12,6 +12,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 from uuid import UUID
 
@@ -19,10 +20,10 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 
-from grounding_core import GroundingError, GroundingReport
+from grounding_core import GroundingCheck, GroundingError
 
-from .documents import add_new_documents, document_to_source, find_answer, find_documents
-from .grounding_checker import GroundingChecker, LangChainGroundingReport
+from .documents import add_new_documents, answer_text, find_answer, find_documents
+from .grounding_checker import GroundingChecker, LangChainGroundingReport, checked_documents
 
 __all__ = ["AsyncGroundingCallbackHandler", "DocumentCollector", "GroundingCallbackHandler"]
 
@@ -110,16 +111,10 @@ class _GroundingCollector:
             return None
         return answer, in_output if in_output is not None else collected
 
-    def _failed(
-        self, run_id: UUID, documents: Sequence[Document | str], exc: Exception
-    ) -> LangChainGroundingReport:
-        logger.warning("grounding check of run %s failed: %s", run_id, exc, exc_info=exc)
-        return GroundingReport.failed(
-            documents,
-            [document_to_source(d) for d in documents],
-            exc,
-            self.checker.min_support_score,
-        )
+    @property
+    def _check(self) -> GroundingCheck:
+        # A callback reports, it never decides: no policy, and a failed check is recorded.
+        return replace(self.checker.grounding_check, on_ungrounded="annotate", on_error="record")
 
     def _store(self, run_id: UUID, report: LangChainGroundingReport) -> None:
         with self._lock:
@@ -198,11 +193,8 @@ class GroundingCallbackHandler(_GroundingCollector, BaseCallbackHandler):
         if found is None:
             return
         answer, documents = found
-        try:
-            report = self.checker.check(answer, documents)
-        except Exception as exc:
-            report = self._failed(run_id, documents, exc)
-        self._store(run_id, report)
+        outcome = self._check.run(answer_text(answer), *checked_documents(documents))
+        self._store(run_id, outcome.report)
 
     def on_chain_error(
         self,
@@ -277,11 +269,8 @@ class AsyncGroundingCallbackHandler(_GroundingCollector, AsyncCallbackHandler):
         if found is None:
             return
         answer, documents = found
-        try:
-            report = await self.checker.acheck(answer, documents)
-        except Exception as exc:
-            report = self._failed(run_id, documents, exc)
-        self._store(run_id, report)
+        outcome = await self._check.arun(answer_text(answer), *checked_documents(documents))
+        self._store(run_id, outcome.report)
 
     async def on_chain_error(
         self,

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForRetrieverRun,
-    CallbackManagerForRetrieverRun,
-)
-from langchain_core.documents import Document
-from langchain_core.retrievers import BaseRetriever
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
-from grounding_core import (
-    DeveloperKnowledgeSearchSpec,
-    asearch_developer_knowledge,
-    search_developer_knowledge,
-)
+from grounding_core import DEFAULT_DEVELOPER_KNOWLEDGE_K, DeveloperKnowledgeChunkSearch
 
-from ._connection import DeveloperKnowledgeConnection
-from .documents import chunk_to_document
+from ._connection import DeveloperKnowledgeSettings
+from ._retrieving import ChunkRetriever
 
 __all__ = ["DeveloperKnowledgeRetriever"]
 
 
-class DeveloperKnowledgeRetriever(DeveloperKnowledgeConnection, BaseRetriever):
+class DeveloperKnowledgeRetriever(DeveloperKnowledgeSettings, ChunkRetriever):
     """Chunks of the Developer Knowledge corpus (``SearchDocumentChunks``) as Documents.
 
     Setup:
@@ -49,44 +39,25 @@ class DeveloperKnowledgeRetriever(DeveloperKnowledgeConnection, BaseRetriever):
             docs[0].metadata["source"]  # https://docs.cloud.google.com/...
 
     ``Document.id`` is ``{document name}/chunks/{chunk id}``; metadata has the document's
-    uri, title, description, data source and update time.
+    uri, title, description, data source and update time. The search itself is
+    ``grounding_core.DeveloperKnowledgeChunkSearch`` (``retriever.search``).
     """
 
-    k: int = Field(default=5, ge=1, description="number of chunks returned")
+    k: int = Field(
+        default=DEFAULT_DEVELOPER_KNOWLEDGE_K, ge=1, description="number of chunks returned"
+    )
     filter: str = Field(default="", max_length=500)
 
+    _search: DeveloperKnowledgeChunkSearch = PrivateAttr()
+
     @model_validator(mode="after")
-    def _check_spec(self) -> DeveloperKnowledgeRetriever:
-        self._spec(None, None)
+    def _build_search(self) -> DeveloperKnowledgeRetriever:
+        self._search = DeveloperKnowledgeChunkSearch.create(
+            self.connection, k=self.k, filter=self.filter
+        )
         return self
 
-    def _spec(self, k: int | None, filter: str | None) -> DeveloperKnowledgeSearchSpec:
-        return DeveloperKnowledgeSearchSpec(
-            k=self.k if k is None else k, filter=self.filter if filter is None else filter
-        )
-
-    def _get_relevant_documents(
-        self,
-        query: str,
-        *,
-        run_manager: CallbackManagerForRetrieverRun,
-        k: int | None = None,
-        filter: str | None = None,
-    ) -> list[Document]:
-        chunks = search_developer_knowledge(
-            self.clients, query, self._spec(k, filter), self.call_options
-        )
-        return [chunk_to_document(chunk) for chunk in chunks]
-
-    async def _aget_relevant_documents(
-        self,
-        query: str,
-        *,
-        run_manager: AsyncCallbackManagerForRetrieverRun,
-        k: int | None = None,
-        filter: str | None = None,
-    ) -> list[Document]:
-        chunks = await asearch_developer_knowledge(
-            self.clients, query, self._spec(k, filter), self.call_options
-        )
-        return [chunk_to_document(chunk) for chunk in chunks]
+    @property
+    def search(self) -> DeveloperKnowledgeChunkSearch:
+        """The core search this retriever wraps."""
+        return self._search

@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForRetrieverRun,
-    CallbackManagerForRetrieverRun,
-)
-from langchain_core.documents import Document
-from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
+from langchain_core.retrievers import LangSmithRetrieverParams
 from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
-    ChunkSearchSpec,
+    DEFAULT_COLLECTION,
+    DEFAULT_SEARCH_K,
+    DEFAULT_SERVING_CONFIG,
+    MAX_CHUNK_NEIGHBOURS,
+    DiscoveryEngineChunkSearch,
     DiscoveryEngineTarget,
-    asearch_chunks,
-    search_chunks,
+    RelevanceThreshold,
+    SearchResultMode,
 )
-from grounding_core.settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG
 
-from ._connection import DiscoveryEngineConnection
-from .documents import chunk_to_document
+from ._connection import DiscoveryEngineSettings
+from ._retrieving import ChunkRetriever
 
 __all__ = ["DiscoveryEngineRetriever"]
 
 
-class DiscoveryEngineRetriever(DiscoveryEngineConnection, BaseRetriever):
+class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever):
     """Chunks of a Discovery Engine (Vertex AI Search) data store or engine, as Documents.
 
     Setup:
@@ -70,80 +68,56 @@ class DiscoveryEngineRetriever(DiscoveryEngineConnection, BaseRetriever):
 
     Each ``Document`` has ``id`` = the chunk's resource name, ``page_content`` = its content
     and ``metadata`` = every chunk field (see ``grounding_core.chunk_metadata``). Async
-    (``ainvoke``) runs on Google's async client.
+    (``ainvoke``) runs on Google's async client. The search itself is
+    ``grounding_core.DiscoveryEngineChunkSearch`` (``retriever.search``).
     """
 
     data_store_id: str | None = Field(default=None, description="data store id")
     engine_id: str | None = Field(default=None, description="engine (app) id")
     collection: str | None = Field(default=DEFAULT_COLLECTION)
     serving_config_id: str = Field(default=DEFAULT_SERVING_CONFIG)
-    k: int = Field(default=4, ge=1, description="number of chunks returned")
+    k: int = Field(default=DEFAULT_SEARCH_K, ge=1, description="number of chunks returned")
     filter: str = Field(default="", description='e.g. lang: ANY("en")')
     boost_spec: dict[str, Any] | None = Field(default=None, description="BoostSpec as a dict")
     order_by: str = ""
-    num_previous_chunks: int = Field(default=0, ge=0, le=3)
-    num_next_chunks: int = Field(default=0, ge=0, le=3)
-    relevance_threshold: Literal["lowest", "low", "medium", "high"] | None = None
-    search_mode: Literal["chunks", "documents"] = "chunks"
+    num_previous_chunks: int = Field(default=0, ge=0, le=MAX_CHUNK_NEIGHBOURS)
+    num_next_chunks: int = Field(default=0, ge=0, le=MAX_CHUNK_NEIGHBOURS)
+    relevance_threshold: RelevanceThreshold | None = None
+    search_mode: SearchResultMode = "chunks"
 
-    _target: DiscoveryEngineTarget = PrivateAttr()
+    _search: DiscoveryEngineChunkSearch = PrivateAttr()
 
     @model_validator(mode="after")
-    def _build_target(self) -> DiscoveryEngineRetriever:
-        # Validate the whole target now, not at the first query.
-        self._target = self.connection.target(
+    def _build_search(self) -> DiscoveryEngineRetriever:
+        # The whole target and spec are validated now, not at the first query.
+        self._search = DiscoveryEngineChunkSearch.create(
+            self.connection,
             data_store_id=self.data_store_id,
             engine_id=self.engine_id,
             collection=self.collection,
             serving_config_id=self.serving_config_id,
-        )
-        self._spec(None, None)
-        return self
-
-    @property
-    def target(self) -> DiscoveryEngineTarget:
-        """The data store or engine searched."""
-        return self._target
-
-    def _spec(self, k: int | None, filter: str | None) -> ChunkSearchSpec:
-        return ChunkSearchSpec(
-            k=self.k if k is None else k,
-            filter=self.filter if filter is None else filter,
+            k=self.k,
+            filter=self.filter,
             boost_spec=self.boost_spec,
             order_by=self.order_by,
             num_previous_chunks=self.num_previous_chunks,
             num_next_chunks=self.num_next_chunks,
             relevance_threshold=self.relevance_threshold,
-            mode=self.search_mode,
+            search_mode=self.search_mode,
         )
+        return self
+
+    @property
+    def search(self) -> DiscoveryEngineChunkSearch:
+        """The core search this retriever wraps."""
+        return self._search
+
+    @property
+    def target(self) -> DiscoveryEngineTarget:
+        """The data store or engine searched."""
+        return self._search.target
 
     def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:
         params = super()._get_ls_params(**kwargs)
         params["ls_vector_store_provider"] = "vertex_ai_search"
         return params
-
-    def _get_relevant_documents(
-        self,
-        query: str,
-        *,
-        run_manager: CallbackManagerForRetrieverRun,
-        k: int | None = None,
-        filter: str | None = None,
-    ) -> list[Document]:
-        chunks = search_chunks(
-            self.clients, self._target, query, self._spec(k, filter), self.call_options
-        )
-        return [chunk_to_document(chunk) for chunk in chunks]
-
-    async def _aget_relevant_documents(
-        self,
-        query: str,
-        *,
-        run_manager: AsyncCallbackManagerForRetrieverRun,
-        k: int | None = None,
-        filter: str | None = None,
-    ) -> list[Document]:
-        chunks = await asearch_chunks(
-            self.clients, self._target, query, self._spec(k, filter), self.call_options
-        )
-        return [chunk_to_document(chunk) for chunk in chunks]

@@ -9,8 +9,13 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 
-from grounding_core import GroundingSource, InputError, SourceChunk, chunk_metadata
-from grounding_core.metadata import grounding_source
+from grounding_core import (
+    GroundingSource,
+    InputError,
+    SourceChunk,
+    chunk_metadata,
+    grounding_source,
+)
 
 __all__ = [
     "ANSWER_KEYS",

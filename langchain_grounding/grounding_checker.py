@@ -1,9 +1,13 @@
-"""``GroundingChecker``: checkGrounding as a Runnable step of a RAG chain."""
+"""``GroundingChecker``: checkGrounding as a Runnable step of a RAG chain.
+
+Framework glue over ``grounding_core.GroundingCheck``, which holds the settings and the
+policies: this module turns chain outputs into an answer and documents, and back.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
@@ -11,28 +15,46 @@ from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
+    DEFAULT_CITATION_THRESHOLD,
+    DEFAULT_FALLBACK_ANSWER,
+    DEFAULT_GROUNDING_CONFIG,
     DEFAULT_MIN_SUPPORT_SCORE,
+    GroundingCheck,
+    GroundingOutcome,
     GroundingReport,
+    GroundingSource,
     GroundingSpec,
     InputError,
-    acheck_sources,
-    check_sources,
-    grounding_config_path,
+    UngroundedPolicy,
 )
-from grounding_core.settings import DEFAULT_GROUNDING_CONFIG
 
-from ._connection import DiscoveryEngineConnection
+from ._connection import DiscoveryEngineSettings
 from .documents import answer_key, answer_text, document_to_source, find_documents
 
-__all__ = ["DEFAULT_FALLBACK_ANSWER", "GroundingChecker", "LangChainGroundingReport"]
+__all__ = [
+    "DEFAULT_FALLBACK_ANSWER",
+    "GroundingChecker",
+    "LangChainGroundingReport",
+    "checked_documents",
+]
 
 LangChainGroundingReport = GroundingReport[Document | str]
 
-DEFAULT_FALLBACK_ANSWER = "I could not find support for an answer in the retrieved sources."
+
+def checked_documents(
+    documents: Sequence[Document | str],
+) -> tuple[Sequence[Document | str], list[GroundingSource], list[str]]:
+    """The documents, their grounding sources and their ids (``Document.id``, else the
+    position), as ``GroundingCheck.check``/``run`` take them."""
+    return (
+        documents,
+        [document_to_source(d) for d in documents],
+        [d.id if isinstance(d, Document) and d.id else str(i) for i, d in enumerate(documents)],
+    )
 
 
 class GroundingChecker(
-    DiscoveryEngineConnection, RunnableSerializable[dict[str, Any], dict[str, Any]]
+    DiscoveryEngineSettings, RunnableSerializable[dict[str, Any], dict[str, Any]]
 ):
     """Checks an answer against its source documents with Google's checkGrounding.
 
@@ -81,58 +103,58 @@ class GroundingChecker(
     """
 
     grounding_config: str = DEFAULT_GROUNDING_CONFIG
-    citation_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
+    citation_threshold: float = Field(default=DEFAULT_CITATION_THRESHOLD, ge=0.0, le=1.0)
     enable_claim_level_score: bool = False
     min_support_score: float = Field(default=DEFAULT_MIN_SUPPORT_SCORE, ge=0.0, le=1.0)
-    on_ungrounded: Literal["annotate", "raise", "fallback"] = "annotate"
+    on_ungrounded: UngroundedPolicy = "annotate"
     fallback_answer: str = DEFAULT_FALLBACK_ANSWER
 
-    _grounding_config_path: str = PrivateAttr()
+    _check: GroundingCheck = PrivateAttr()
 
     @model_validator(mode="after")
-    def _build_names(self) -> GroundingChecker:
-        self._grounding_config_path = grounding_config_path(
-            self.connection.project, self.location, self.grounding_config
+    def _build_check(self) -> GroundingChecker:
+        self._check = GroundingCheck.create(
+            self.connection,
+            grounding_config=self.grounding_config,
+            citation_threshold=self.citation_threshold,
+            enable_claim_level_score=self.enable_claim_level_score,
+            min_support_score=self.min_support_score,
+            on_ungrounded=self.on_ungrounded,
+            fallback_answer=self.fallback_answer,
         )
         return self
+
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> GroundingChecker:
+        """A copy with ``update`` assigned field by field, so that it is validated and the
+        check (and its connection) follow the new fields; pydantic's own copy skips both."""
+        copied = super().model_copy(deep=deep)
+        for name, value in (update or {}).items():
+            setattr(copied, name, value)
+        return copied
+
+    @property
+    def grounding_check(self) -> GroundingCheck:
+        """The core check these fields configure (connection, spec, policy)."""
+        return self._check
 
     @property
     def spec(self) -> GroundingSpec:
         """The grounding spec sent with every check."""
-        return GroundingSpec(
-            citation_threshold=self.citation_threshold,
-            enable_claim_level_score=self.enable_claim_level_score,
-        )
+        return self._check.spec
 
     def check(
         self, answer: str | BaseMessage, documents: Sequence[Document | str]
     ) -> LangChainGroundingReport:
         """The grounding report of ``answer`` against ``documents`` (no run, no policy)."""
-        return check_sources(
-            self.clients,
-            self._grounding_config_path,
-            answer_text(answer),
-            documents,
-            [document_to_source(d) for d in documents],
-            self.spec,
-            self.call_options,
-            min_support_score=self.min_support_score,
-        )
+        return self._check.check(answer_text(answer), *checked_documents(documents))
 
     async def acheck(
         self, answer: str | BaseMessage, documents: Sequence[Document | str]
     ) -> LangChainGroundingReport:
         """Async ``check`` on Google's async client."""
-        return await acheck_sources(
-            self.clients,
-            self._grounding_config_path,
-            answer_text(answer),
-            documents,
-            [document_to_source(d) for d in documents],
-            self.spec,
-            self.call_options,
-            min_support_score=self.min_support_score,
-        )
+        return await self._check.acheck(answer_text(answer), *checked_documents(documents))
 
     def _unpack(self, input: Any) -> tuple[dict[str, Any], str, list[Document | str]]:
         if not isinstance(input, Mapping):
@@ -151,26 +173,32 @@ class GroundingChecker(
         return dict(input), answer_key(input), documents
 
     def _finish(
-        self, values: dict[str, Any], key: str, report: LangChainGroundingReport
+        self,
+        values: dict[str, Any],
+        key: str,
+        outcome: GroundingOutcome[Document | str],
     ) -> dict[str, Any]:
-        report.enforce(self.on_ungrounded)
         answer = values[key]
         if isinstance(answer, BaseMessage):
-            metadata = {**answer.response_metadata, "grounding": report.metadata()}
+            metadata = {**answer.response_metadata, "grounding": outcome.report.metadata()}
             answer = answer.model_copy(update={"response_metadata": metadata})
-        output = {**values, key: answer, "grounding": report}
-        if self.on_ungrounded == "fallback" and not report.passed:
+        output = {**values, key: answer, "grounding": outcome.report}
+        if outcome.fallback_answer is not None:
             output["original_answer"] = answer
-            output[key] = self.fallback_answer
+            output[key] = outcome.fallback_answer
+        outcome.enforce()
         return output
 
     def _invoke(self, input: Any) -> dict[str, Any]:
         values, key, documents = self._unpack(input)
-        return self._finish(values, key, self.check(values[key], documents))
+        answer = answer_text(values[key])
+        return self._finish(values, key, self._check.run(answer, *checked_documents(documents)))
 
     async def _ainvoke(self, input: Any) -> dict[str, Any]:
         values, key, documents = self._unpack(input)
-        return self._finish(values, key, await self.acheck(values[key], documents))
+        answer = answer_text(values[key])
+        outcome = await self._check.arun(answer, *checked_documents(documents))
+        return self._finish(values, key, outcome)
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any

@@ -3,6 +3,7 @@ query engine."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 from google.auth.credentials import Credentials
@@ -13,15 +14,15 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import QueryBundle
 
-from grounding_core import RetryPolicy, aanswer_developer_query, answer_developer_query
-from grounding_core.answers import developer_answer_request
-
-from ._connection import (
+from grounding_core import (
     DEFAULT_RETRY,
     DEFAULT_TIMEOUT,
     ClientOptionsArg,
+    DeveloperKnowledgeAnswerQuery,
     DeveloperKnowledgeConnection,
+    RetryPolicy,
 )
+
 from .nodes import answer_response
 
 __all__ = ["DeveloperKnowledgeAnswerQueryEngine"]
@@ -56,9 +57,10 @@ class DeveloperKnowledgeAnswerQueryEngine(BaseQueryEngine):
             response.metadata["citations"][0]["start"]   # char span in the answer
 
     The ``Response`` has the same shape as ``DiscoveryEngineAnswerQueryEngine``'s: answer text,
-    references as ``source_nodes``, citations with char and byte spans and ``node_ids`` in
-    ``metadata``, the ``GroundedAnswer`` under ``metadata["grounded_answer"]``. ``aquery``
-    runs on Google's async client.
+    references as ``source_nodes``, citations with char and byte spans and ``source_ids`` (the
+    cited nodes' ids) in ``metadata``, the ``GroundedAnswer`` under
+    ``metadata["grounded_answer"]``. ``aquery`` runs on Google's async client; the call itself
+    is ``grounding_core.DeveloperKnowledgeAnswerQuery`` (``query_engine.answering``).
     """
 
     def __init__(
@@ -72,42 +74,45 @@ class DeveloperKnowledgeAnswerQueryEngine(BaseQueryEngine):
         retry: RetryPolicy | None = DEFAULT_RETRY,
         callback_manager: CallbackManager | None = None,
     ) -> None:
-        self._connection = DeveloperKnowledgeConnection.create(
+        connection = DeveloperKnowledgeConnection.create(
             emulator_host=emulator_host,
             credentials=credentials,
             client_options=client_options,
             timeout=timeout,
             retry=retry,
         )
-        developer_answer_request("query", filter)  # refuse a bad filter now
-        self.filter = filter
+        self._answering = DeveloperKnowledgeAnswerQuery(connection, filter)
         super().__init__(callback_manager or Settings.callback_manager)
 
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(filter={self.filter!r}, "
-            f"endpoint={self._connection.clients.endpoint!r})"
+            f"endpoint={self._answering.connection.clients.endpoint!r})"
         )
+
+    @property
+    def answering(self) -> DeveloperKnowledgeAnswerQuery:
+        """The core answerQuery component this query engine wraps."""
+        return self._answering
+
+    @property
+    def filter(self) -> str:
+        """The filter sent with every query (settable between queries)."""
+        return self._answering.filter
+
+    @filter.setter
+    def filter(self, value: str) -> None:
+        self._answering = dataclasses.replace(self._answering, filter=value)
 
     def _get_prompt_modules(self) -> PromptMixinType:
         return {}
 
     def _query(self, query_bundle: QueryBundle) -> Response:
-        answer = answer_developer_query(
-            self._connection.clients,
-            query_bundle.query_str,
-            self.filter,
-            self._connection.call_options,
-        )
+        answer = self._answering.answer(query_bundle.query_str)
         logger.debug("answer with %d citations", len(answer.citations))
         return answer_response(answer)
 
     async def _aquery(self, query_bundle: QueryBundle) -> Response:
-        answer = await aanswer_developer_query(
-            self._connection.clients,
-            query_bundle.query_str,
-            self.filter,
-            self._connection.call_options,
-        )
+        answer = await self._answering.aanswer(query_bundle.query_str)
         logger.debug("answer with %d citations", len(answer.citations))
         return answer_response(answer)

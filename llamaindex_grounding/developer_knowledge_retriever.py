@@ -2,36 +2,27 @@
 
 from __future__ import annotations
 
-import dataclasses
-import logging
-
 from google.auth.credentials import Credentials
 from llama_index.core.callbacks import CallbackManager
-from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from grounding_core import (
-    DeveloperKnowledgeSearchSpec,
-    RetryPolicy,
-    asearch_developer_knowledge,
-    search_developer_knowledge,
-)
-from grounding_core.specs import check_count
-
-from ._connection import (
+    DEFAULT_DEVELOPER_KNOWLEDGE_K,
     DEFAULT_RETRY,
     DEFAULT_TIMEOUT,
     ClientOptionsArg,
+    DeveloperKnowledgeChunkSearch,
     DeveloperKnowledgeConnection,
+    DeveloperKnowledgeSearchSpec,
+    RetryPolicy,
+    check_count,
 )
-from .nodes import chunk_to_node_with_score
+
+from ._retrieving import ChunkRetriever
 
 __all__ = ["DeveloperKnowledgeRetriever"]
 
-logger = logging.getLogger(__name__)
 
-
-class DeveloperKnowledgeRetriever(BaseRetriever):
+class DeveloperKnowledgeRetriever(ChunkRetriever[DeveloperKnowledgeChunkSearch]):
     """Chunks of the Developer Knowledge corpus (``SearchDocumentChunks``) as nodes.
 
     Setup:
@@ -63,13 +54,14 @@ class DeveloperKnowledgeRetriever(BaseRetriever):
     Node ids are ``{document name}/chunks/{chunk id}``; the ``SOURCE`` relationship is the
     document; metadata has the document's uri, title, description, data source and update
     time (the same keys as ``DiscoveryEngineRetriever``'s). ``aretrieve`` runs on Google's
-    async client.
+    async client. The search itself is ``grounding_core.DeveloperKnowledgeChunkSearch``
+    (``retriever.search``).
     """
 
     def __init__(
         self,
         *,
-        similarity_top_k: int = 5,
+        similarity_top_k: int = DEFAULT_DEVELOPER_KNOWLEDGE_K,
         filter: str = "",
         emulator_host: str | None = None,
         credentials: Credentials | None = None,
@@ -79,56 +71,28 @@ class DeveloperKnowledgeRetriever(BaseRetriever):
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
-        self._connection = DeveloperKnowledgeConnection.create(
+        connection = DeveloperKnowledgeConnection.create(
             emulator_host=emulator_host,
             credentials=credentials,
             client_options=client_options,
             timeout=timeout,
             retry=retry,
         )
-        self._spec = DeveloperKnowledgeSearchSpec(
-            k=check_count("similarity_top_k", similarity_top_k, minimum=1), filter=filter
+        self._search = DeveloperKnowledgeChunkSearch.create(
+            connection,
+            k=check_count("similarity_top_k", similarity_top_k, minimum=1),
+            filter=filter,
         )
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     def __repr__(self) -> str:
         return (
-            f"{type(self).__name__}(similarity_top_k={self._spec.k}, "
-            f"filter={self._spec.filter!r}, endpoint={self._connection.clients.endpoint!r})"
+            f"{type(self).__name__}(similarity_top_k={self.similarity_top_k}, "
+            f"filter={self.spec.filter!r}, "
+            f"endpoint={self._search.connection.clients.endpoint!r})"
         )
 
     @property
     def spec(self) -> DeveloperKnowledgeSearchSpec:
         """The search options sent with every query."""
-        return self._spec
-
-    @property
-    def similarity_top_k(self) -> int:
-        """The number of chunks returned."""
-        return self._spec.k
-
-    @similarity_top_k.setter
-    def similarity_top_k(self, value: int) -> None:
-        self._spec = dataclasses.replace(
-            self._spec, k=check_count("similarity_top_k", value, minimum=1)
-        )
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        chunks = search_developer_knowledge(
-            self._connection.clients,
-            query_bundle.query_str,
-            self._spec,
-            self._connection.call_options,
-        )
-        logger.debug("%d Developer Knowledge chunks", len(chunks))
-        return [chunk_to_node_with_score(chunk) for chunk in chunks]
-
-    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        chunks = await asearch_developer_knowledge(
-            self._connection.clients,
-            query_bundle.query_str,
-            self._spec,
-            self._connection.call_options,
-        )
-        logger.debug("%d Developer Knowledge chunks", len(chunks))
-        return [chunk_to_node_with_score(chunk) for chunk in chunks]
+        return self._search.spec

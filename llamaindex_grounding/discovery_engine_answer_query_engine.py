@@ -15,17 +15,21 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import QueryBundle
 
 from grounding_core import (
+    DEFAULT_COLLECTION,
+    DEFAULT_LOCATION,
+    DEFAULT_MAX_RETURN_RESULTS,
+    DEFAULT_RETRY,
+    DEFAULT_SERVING_CONFIG,
+    DEFAULT_TIMEOUT,
     AnswerSpec,
+    ClientOptionsArg,
+    DiscoveryEngineAnswerQuery,
+    DiscoveryEngineConnection,
     DiscoveryEngineTarget,
     RetryPolicy,
-    aanswer_query,
-    answer_query,
+    SearchResultMode,
 )
-from grounding_core.settings import DEFAULT_COLLECTION, DEFAULT_LOCATION, DEFAULT_SERVING_CONFIG
-from grounding_core.specs import SearchResultMode
 
-from ._connection import DEFAULT_RETRY, DEFAULT_TIMEOUT, ClientOptionsArg, DiscoveryEngineConnection
-from .discovery_engine_retriever import check_search_mode
 from .nodes import answer_response
 
 __all__ = ["DiscoveryEngineAnswerQueryEngine"]
@@ -65,15 +69,17 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
             response.source_nodes[0].node.metadata["source"]  # a reference's URI
             citation = response.metadata["citations"][0]
             response.response[citation["start"]:citation["end"]] == citation["text"]
-            citation["node_ids"]                       # the cited source nodes
+            citation["source_ids"]                     # the cited source nodes' ids
             markdown = answer_markdown(response.metadata["grounded_answer"])
 
     ``Response.response`` is the answer text, ``source_nodes`` the references (nodes as
     ``DiscoveryEngineRetriever`` builds them), ``metadata`` the grounding score, the citations
     with char (``start``/``end``) and UTF-8 byte spans, ``reference_indices`` and
-    ``node_ids``, the skipped reasons (non-empty when the service declined to answer), the
-    session, and the ``GroundedAnswer`` record under ``grounded_answer``. ``aquery`` runs on
-    Google's async client.
+    ``source_ids`` (the ids of the cited nodes), the skipped reasons (non-empty when the service
+    declined to answer), the session (``grounding_core.answer_metadata``, the keys of
+    LangChain's ``DiscoveryEngineAnswer`` output too), and the ``GroundedAnswer`` record under
+    ``grounded_answer``. ``aquery`` runs on Google's async client; the call itself is
+    ``grounding_core.DiscoveryEngineAnswerQuery`` (``query_engine.answering``).
     """
 
     def __init__(
@@ -86,7 +92,7 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
         collection: str | None = DEFAULT_COLLECTION,
         serving_config_id: str = DEFAULT_SERVING_CONFIG,
         include_citations: bool = True,
-        max_return_results: int = 10,
+        max_return_results: int = DEFAULT_MAX_RETURN_RESULTS,
         filter: str = "",
         boost_spec: Mapping[str, Any] | None = None,
         order_by: str = "",
@@ -104,7 +110,7 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
         retry: RetryPolicy | None = DEFAULT_RETRY,
         callback_manager: CallbackManager | None = None,
     ) -> None:
-        self._connection = DiscoveryEngineConnection.create(
+        connection = DiscoveryEngineConnection.create(
             project_id=project_id,
             location=location,
             emulator_host=emulator_host,
@@ -113,19 +119,18 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
             timeout=timeout,
             retry=retry,
         )
-        self._target = self._connection.target(
-            data_store_id=data_store_id,
+        self._answering = DiscoveryEngineAnswerQuery.create(
+            connection,
             engine_id=engine_id,
+            data_store_id=data_store_id,
             collection=collection,
             serving_config_id=serving_config_id,
-        )
-        self._spec = AnswerSpec(
             include_citations=include_citations,
             max_return_results=max_return_results,
             filter=filter,
-            boost_spec=dict(boost_spec) if isinstance(boost_spec, Mapping) else boost_spec,
+            boost_spec=boost_spec,
             order_by=order_by,
-            mode=check_search_mode(search_mode),
+            search_mode=search_mode,
             preamble=preamble,
             model_version=model_version,
             answer_language_code=answer_language_code,
@@ -133,47 +138,38 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
             related_questions=related_questions,
             session=session,
         )
-        if session is not None:
-            self._target.session_path(session)  # sessions need an engine: fail now
         super().__init__(callback_manager or Settings.callback_manager)
 
     def __repr__(self) -> str:
         return (
-            f"{type(self).__name__}(serving_config={self._target.serving_config_path!r}, "
-            f"endpoint={self._connection.clients.endpoint!r})"
+            f"{type(self).__name__}(serving_config={self.target.serving_config_path!r}, "
+            f"endpoint={self._answering.connection.clients.endpoint!r})"
         )
+
+    @property
+    def answering(self) -> DiscoveryEngineAnswerQuery:
+        """The core answerQuery component this query engine wraps."""
+        return self._answering
 
     @property
     def target(self) -> DiscoveryEngineTarget:
         """The engine or data store asked."""
-        return self._target
+        return self._answering.target
 
     @property
     def spec(self) -> AnswerSpec:
         """The answer options sent with every query."""
-        return self._spec
+        return self._answering.spec
 
     def _get_prompt_modules(self) -> PromptMixinType:
         return {}
 
     def _query(self, query_bundle: QueryBundle) -> Response:
-        answer = answer_query(
-            self._connection.clients,
-            self._target,
-            query_bundle.query_str,
-            self._spec,
-            self._connection.call_options,
-        )
+        answer = self._answering.answer(query_bundle.query_str)
         logger.debug("answer with %d citations", len(answer.citations))
         return answer_response(answer)
 
     async def _aquery(self, query_bundle: QueryBundle) -> Response:
-        answer = await aanswer_query(
-            self._connection.clients,
-            self._target,
-            query_bundle.query_str,
-            self._spec,
-            self._connection.call_options,
-        )
+        answer = await self._answering.aanswer(query_bundle.query_str)
         logger.debug("answer with %d citations", len(answer.citations))
         return answer_response(answer)

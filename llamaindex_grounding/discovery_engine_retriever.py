@@ -2,45 +2,36 @@
 
 from __future__ import annotations
 
-import dataclasses
-import logging
 from collections.abc import Mapping
 from typing import Any
 
 from google.auth.credentials import Credentials
 from llama_index.core.callbacks import CallbackManager
-from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from grounding_core import (
+    DEFAULT_COLLECTION,
+    DEFAULT_LOCATION,
+    DEFAULT_RETRY,
+    DEFAULT_SEARCH_K,
+    DEFAULT_SERVING_CONFIG,
+    DEFAULT_TIMEOUT,
     ChunkSearchSpec,
+    ClientOptionsArg,
+    DiscoveryEngineChunkSearch,
+    DiscoveryEngineConnection,
     DiscoveryEngineTarget,
-    InputError,
+    RelevanceThreshold,
     RetryPolicy,
-    asearch_chunks,
-    search_chunks,
+    SearchResultMode,
+    check_count,
 )
-from grounding_core.settings import DEFAULT_COLLECTION, DEFAULT_LOCATION, DEFAULT_SERVING_CONFIG
-from grounding_core.specs import RelevanceThreshold, SearchResultMode, check_count
 
-from ._connection import DEFAULT_RETRY, DEFAULT_TIMEOUT, ClientOptionsArg, DiscoveryEngineConnection
-from .nodes import chunk_to_node_with_score
+from ._retrieving import ChunkRetriever
 
 __all__ = ["DiscoveryEngineRetriever"]
 
-logger = logging.getLogger(__name__)
 
-
-def check_search_mode(value: object) -> SearchResultMode:
-    """``value`` if it is a search mode, else an ``InputError`` naming ``search_mode``."""
-    if value not in ("chunks", "documents"):
-        raise InputError(
-            f"search_mode must be 'chunks' or 'documents', got {value!r}", field="search_mode"
-        )
-    return value
-
-
-class DiscoveryEngineRetriever(BaseRetriever):
+class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
     """Chunks of a Discovery Engine (Vertex AI Search) data store or engine, as nodes.
 
     Setup:
@@ -91,7 +82,8 @@ class DiscoveryEngineRetriever(BaseRetriever):
     only ``title``, ``source`` and ``description`` reach the LLM and embeddings) and the
     ``SOURCE`` (document) relationship; ``score`` is the relevance score. ``aretrieve`` runs on
     Google's async client. Bad arguments raise ``ConfigurationError`` or ``InputError`` (both
-    ``ValueError``) here, not at the first query.
+    ``ValueError``) here, not at the first query. The search itself is
+    ``grounding_core.DiscoveryEngineChunkSearch`` (``retriever.search``).
     """
 
     def __init__(
@@ -103,7 +95,7 @@ class DiscoveryEngineRetriever(BaseRetriever):
         location: str = DEFAULT_LOCATION,
         collection: str | None = DEFAULT_COLLECTION,
         serving_config_id: str = DEFAULT_SERVING_CONFIG,
-        similarity_top_k: int = 4,
+        similarity_top_k: int = DEFAULT_SEARCH_K,
         filter: str = "",
         boost_spec: Mapping[str, Any] | None = None,
         order_by: str = "",
@@ -119,7 +111,7 @@ class DiscoveryEngineRetriever(BaseRetriever):
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
-        self._connection = DiscoveryEngineConnection.create(
+        connection = DiscoveryEngineConnection.create(
             project_id=project_id,
             location=location,
             emulator_host=emulator_host,
@@ -128,69 +120,36 @@ class DiscoveryEngineRetriever(BaseRetriever):
             timeout=timeout,
             retry=retry,
         )
-        self._target = self._connection.target(
+        self._search = DiscoveryEngineChunkSearch.create(
+            connection,
             data_store_id=data_store_id,
             engine_id=engine_id,
             collection=collection,
             serving_config_id=serving_config_id,
-        )
-        self._spec = ChunkSearchSpec(
             k=check_count("similarity_top_k", similarity_top_k, minimum=1),
             filter=filter,
-            boost_spec=dict(boost_spec) if isinstance(boost_spec, Mapping) else boost_spec,
+            boost_spec=boost_spec,
             order_by=order_by,
             num_previous_chunks=num_previous_chunks,
             num_next_chunks=num_next_chunks,
             relevance_threshold=relevance_threshold,
-            mode=check_search_mode(search_mode),
+            search_mode=search_mode,
         )
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     def __repr__(self) -> str:
         return (
-            f"{type(self).__name__}(serving_config={self._target.serving_config_path!r}, "
-            f"similarity_top_k={self._spec.k}, endpoint={self._connection.clients.endpoint!r})"
+            f"{type(self).__name__}(serving_config={self.target.serving_config_path!r}, "
+            f"similarity_top_k={self.similarity_top_k}, "
+            f"endpoint={self._search.connection.clients.endpoint!r})"
         )
 
     @property
     def target(self) -> DiscoveryEngineTarget:
         """The data store or engine searched."""
-        return self._target
+        return self._search.target
 
     @property
     def spec(self) -> ChunkSearchSpec:
         """The search options sent with every query."""
-        return self._spec
-
-    @property
-    def similarity_top_k(self) -> int:
-        """The number of chunks returned."""
-        return self._spec.k
-
-    @similarity_top_k.setter
-    def similarity_top_k(self, value: int) -> None:
-        self._spec = dataclasses.replace(
-            self._spec, k=check_count("similarity_top_k", value, minimum=1)
-        )
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        chunks = search_chunks(
-            self._connection.clients,
-            self._target,
-            query_bundle.query_str,
-            self._spec,
-            self._connection.call_options,
-        )
-        logger.debug("%d chunks from %s", len(chunks), self._target.serving_config_path)
-        return [chunk_to_node_with_score(chunk) for chunk in chunks]
-
-    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        chunks = await asearch_chunks(
-            self._connection.clients,
-            self._target,
-            query_bundle.query_str,
-            self._spec,
-            self._connection.call_options,
-        )
-        logger.debug("%d chunks from %s", len(chunks), self._target.serving_config_path)
-        return [chunk_to_node_with_score(chunk) for chunk in chunks]
+        return self._search.spec

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from google.auth.credentials import Credentials
 from llama_index.core import Settings
@@ -22,34 +21,30 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from grounding_core import (
+    DEFAULT_CITATION_THRESHOLD,
+    DEFAULT_FALLBACK_ANSWER,
+    DEFAULT_GROUNDING_CONFIG,
+    DEFAULT_LOCATION,
     DEFAULT_MIN_SUPPORT_SCORE,
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUT,
+    ClientOptionsArg,
     ConfigurationError,
-    GroundingError,
+    DiscoveryEngineConnection,
+    ErrorPolicy,
+    GroundingOutcome,
     InputError,
     RetryPolicy,
-    UngroundedAnswerError,
+    UngroundedPolicy,
 )
-from grounding_core.settings import DEFAULT_GROUNDING_CONFIG, DEFAULT_LOCATION
 
-from ._checking import LlamaIndexGroundingReport, NodeGroundingChecker, report_metadata
-from ._connection import DEFAULT_RETRY, DEFAULT_TIMEOUT, ClientOptionsArg
+from ._checking import LlamaIndexGroundingReport, NodeGroundingChecker, checked_nodes
 
 __all__ = ["DEFAULT_FALLBACK_ANSWER", "GroundedQueryEngine"]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_FALLBACK_ANSWER = "I could not find support for an answer in the retrieved sources."
-
-OnUngrounded = Literal["annotate", "raise", "fallback"]
-OnError = Literal["record", "raise"]
-
-
-@dataclass(frozen=True, slots=True)
-class _Outcome:
-    """A check's report and, when the check failed, the error that made it fail."""
-
-    report: LlamaIndexGroundingReport
-    error: GroundingError | None = None
+_Outcome = GroundingOutcome[NodeWithScore]
 
 
 class GroundedQueryEngine(BaseQueryEngine):
@@ -86,17 +81,20 @@ class GroundedQueryEngine(BaseQueryEngine):
 
             response = query_engine.query("How does a with statement work?")
             grounding = response.metadata["grounding"]   # JSON-safe
-            grounding["support_score"], grounding["claims"][0]["node_ids"]
+            grounding["support_score"], grounding["claims"][0]["source_ids"]  # node ids
             report = response.metadata["grounding_report"]  # GroundingReport[NodeWithScore]
             report.claims[0].sources                       # the cited source nodes
             markdown = report.markdown()                   # answer with [n] markers
 
     The check takes the response's ``source_nodes`` as facts (their text without metadata;
     their metadata as fact attributes) and is merged into ``response.metadata`` (what the
-    wrapped engine put there stays): ``grounding`` holds the support score, ``passed``,
-    ``error``, the claims with char (``start``/``end``) and UTF-8 byte spans, status, score,
-    cited ``node_ids`` and ``source_indices``, and ``source_node_ids``; ``grounding_report``
-    is the ``GroundingReport`` object (not JSON: drop it before serializing the metadata).
+    wrapped engine put there stays): ``grounding`` (``GroundingReport.metadata()``, the
+    schema LangChain's checker uses too) holds the support score, ``passed``, ``error``, the
+    claims with char (``start``/``end``) and UTF-8 byte spans, status, score, the
+    ``source_indices`` and ``source_ids`` (node ids) of the nodes they cite, and the
+    ``source_ids`` of all checked nodes; ``grounding_report`` is the ``GroundingReport``
+    object (not JSON: drop it before serializing the metadata). The settings and policies
+    are those of a ``grounding_core.GroundingCheck``.
 
     Streaming: for a ``StreamingResponse`` (``AsyncStreamingResponse``) the tokens pass
     through as they come and the check runs when the stream is exhausted (on Google's sync
@@ -122,12 +120,12 @@ class GroundedQueryEngine(BaseQueryEngine):
         project_id: str | None = None,
         location: str = DEFAULT_LOCATION,
         grounding_config: str = DEFAULT_GROUNDING_CONFIG,
-        citation_threshold: float = 0.6,
+        citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
         enable_claim_level_score: bool = False,
         min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
-        on_ungrounded: OnUngrounded = "annotate",
+        on_ungrounded: UngroundedPolicy = "annotate",
         fallback_answer: str = DEFAULT_FALLBACK_ANSWER,
-        on_error: OnError = "record",
+        on_error: ErrorPolicy = "record",
         emulator_host: str | None = None,
         credentials: Credentials | None = None,
         client_options: ClientOptionsArg = None,
@@ -140,33 +138,25 @@ class GroundedQueryEngine(BaseQueryEngine):
                 "query_engine must be a LlamaIndex BaseQueryEngine (e.g. "
                 f"index.as_query_engine()), got {type(query_engine).__name__}"
             )
-        if on_ungrounded not in ("annotate", "raise", "fallback"):
-            raise ConfigurationError(
-                f"on_ungrounded must be 'annotate', 'raise' or 'fallback', got {on_ungrounded!r}"
-            )
-        if on_error not in ("record", "raise"):
-            raise ConfigurationError(f"on_error must be 'record' or 'raise', got {on_error!r}")
-        if not isinstance(fallback_answer, str):
-            raise ConfigurationError(
-                f"fallback_answer must be a string, got {type(fallback_answer).__name__}"
-            )
         self._query_engine = query_engine
-        self._checker = NodeGroundingChecker(
-            project_id=project_id,
-            location=location,
+        self._checker = NodeGroundingChecker.create(
+            DiscoveryEngineConnection.create(
+                project_id=project_id,
+                location=location,
+                emulator_host=emulator_host,
+                credentials=credentials,
+                client_options=client_options,
+                timeout=timeout,
+                retry=retry,
+            ),
             grounding_config=grounding_config,
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,
             min_support_score=min_support_score,
-            emulator_host=emulator_host,
-            credentials=credentials,
-            client_options=client_options,
-            timeout=timeout,
-            retry=retry,
+            on_ungrounded=on_ungrounded,
+            fallback_answer=fallback_answer,
+            on_error=on_error,
         )
-        self.on_ungrounded: OnUngrounded = on_ungrounded
-        self.fallback_answer = fallback_answer
-        self.on_error: OnError = on_error
         super().__init__(
             callback_manager
             or getattr(query_engine, "callback_manager", None)
@@ -176,8 +166,7 @@ class GroundedQueryEngine(BaseQueryEngine):
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(query_engine={type(self._query_engine).__name__}, "
-            f"checker={self._checker!r}, on_ungrounded={self.on_ungrounded!r}, "
-            f"on_error={self.on_error!r})"
+            f"checker={self._checker!r})"
         )
 
     @property
@@ -190,6 +179,21 @@ class GroundedQueryEngine(BaseQueryEngine):
         """The support score an answer needs to pass."""
         return self._checker.min_support_score
 
+    @property
+    def on_ungrounded(self) -> UngroundedPolicy:
+        """What an ungrounded answer does: ``annotate``, ``raise`` or ``fallback``."""
+        return self._checker.on_ungrounded
+
+    @property
+    def fallback_answer(self) -> str:
+        """The answer given instead of an ungrounded one (``on_ungrounded="fallback"``)."""
+        return self._checker.fallback_answer
+
+    @property
+    def on_error(self) -> ErrorPolicy:
+        """What a failed check does: ``record`` or ``raise``."""
+        return self._checker.on_error
+
     def _get_prompt_modules(self) -> PromptMixinType:
         return {"query_engine": self._query_engine}
 
@@ -201,55 +205,43 @@ class GroundedQueryEngine(BaseQueryEngine):
 
     def check(self, answer: str, nodes: Sequence[NodeWithScore]) -> LlamaIndexGroundingReport:
         """The grounding report of ``answer`` against ``nodes`` (no policy applied)."""
-        return self._checker.check(answer, nodes)
+        return self._checker.check(answer, *checked_nodes(nodes))
 
     async def acheck(
         self, answer: str, nodes: Sequence[NodeWithScore]
     ) -> LlamaIndexGroundingReport:
         """Async ``check`` on Google's async client."""
-        return await self._checker.acheck(answer, nodes)
-
-    def _failed(
-        self, nodes: Sequence[NodeWithScore], exc: GroundingError
-    ) -> LlamaIndexGroundingReport:
-        if self.on_error == "raise":
-            raise exc
-        logger.warning("the grounding check failed; the answer is kept: %s", exc, exc_info=exc)
-        return self._checker.failed(nodes, exc)
+        return await self._checker.acheck(answer, *checked_nodes(nodes))
 
     def _checked(self, answer: str | None, nodes: Sequence[NodeWithScore]) -> _Outcome:
         try:
-            return _Outcome(self.check(_answer_text(answer), nodes))
-        except GroundingError as exc:
-            return _Outcome(self._failed(nodes, exc), exc)
+            text = _answer_text(answer)
+        except InputError as exc:
+            return self._checker.failure(exc, *checked_nodes(nodes))
+        return self._checker.run(text, *checked_nodes(nodes))
 
     async def _achecked(self, answer: str | None, nodes: Sequence[NodeWithScore]) -> _Outcome:
         try:
-            return _Outcome(await self.acheck(_answer_text(answer), nodes))
-        except GroundingError as exc:
-            return _Outcome(self._failed(nodes, exc), exc)
+            text = _answer_text(answer)
+        except InputError as exc:
+            return self._checker.failure(exc, *checked_nodes(nodes))
+        return await self._checker.arun(text, *checked_nodes(nodes))
 
     def _annotate(
         self, response: Any, answer: str | None, outcome: _Outcome, *, replaceable: bool = True
-    ) -> bool:
-        """Merge the report into ``response.metadata``; apply the policy. True when the answer
-        is to be replaced by the fallback answer."""
-        report = outcome.report
+    ) -> str | None:
+        """Merge the report into ``response.metadata``, then apply the policy: the answer to
+        give instead (the fallback answer), else ``None``."""
+        fallback = outcome.fallback_answer if replaceable else None
         metadata = {
             **(response.metadata or {}),
-            "grounding": report_metadata(report),
-            "grounding_report": report,
+            "grounding": outcome.report.metadata(),
+            "grounding_report": outcome.report,
         }
-        fallback = replaceable and self.on_ungrounded == "fallback" and not report.passed
-        if fallback:
+        if fallback is not None:
             metadata["original_answer"] = answer
         response.metadata = metadata
-        if self.on_ungrounded == "raise" and not report.passed:
-            if outcome.error is not None:
-                raise UngroundedAnswerError(
-                    f"the answer could not be checked ({report.error})", result=report
-                ) from outcome.error
-            report.enforce("raise")
+        outcome.enforce()
         return fallback
 
     # -- responses -----------------------------------------------------------------------
@@ -267,9 +259,9 @@ class GroundedQueryEngine(BaseQueryEngine):
             answer = response.response
         else:
             return self._refuse(response)
-        outcome = self._checked(answer, response.source_nodes)
-        if self._annotate(response, answer, outcome):
-            _replace_text(response, self.fallback_answer)
+        fallback = self._annotate(response, answer, self._checked(answer, response.source_nodes))
+        if fallback is not None:
+            _replace_text(response, fallback)
         return response
 
     async def _aground(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
@@ -280,8 +272,9 @@ class GroundedQueryEngine(BaseQueryEngine):
         if not isinstance(response, Response):
             return self._refuse(response)
         outcome = await self._achecked(response.response, response.source_nodes)
-        if self._annotate(response, response.response, outcome):
-            response.response = self.fallback_answer
+        fallback = self._annotate(response, response.response, outcome)
+        if fallback is not None:
+            response.response = fallback
         return response
 
     def _refuse(self, response: PydanticResponse) -> PydanticResponse:
@@ -290,7 +283,7 @@ class GroundedQueryEngine(BaseQueryEngine):
             "prose to check",
             field="response",
         )
-        outcome = _Outcome(self._failed(response.source_nodes, error), error)
+        outcome = self._checker.failure(error, *checked_nodes(response.source_nodes))
         self._annotate(response, str(response), outcome, replaceable=False)
         return response
 
@@ -312,9 +305,9 @@ class GroundedQueryEngine(BaseQueryEngine):
             if not held:
                 yield token
         answer = "".join(parts)
-        outcome = self._checked(answer, response.source_nodes)
-        if self._annotate(response, answer, outcome):
-            yield self.fallback_answer
+        fallback = self._annotate(response, answer, self._checked(answer, response.source_nodes))
+        if fallback is not None:
+            yield fallback
         elif held:
             yield from parts
 
@@ -329,8 +322,9 @@ class GroundedQueryEngine(BaseQueryEngine):
                 yield token
         answer = "".join(parts)
         outcome = await self._achecked(answer, response.source_nodes)
-        if self._annotate(response, answer, outcome):
-            yield self.fallback_answer
+        fallback = self._annotate(response, answer, outcome)
+        if fallback is not None:
+            yield fallback
         elif held:
             for part in parts:
                 yield part

@@ -16,8 +16,9 @@ class GroundingEvaluationResult(EvaluationResult):
     """What ``GroundingEvaluator`` returns: a plain ``EvaluationResult`` (``passing``,
     ``score`` = support score, ``feedback`` naming the unsupported claims) plus the details.
 
-    ``grounding`` is the JSON-safe result (support score, claims with char and byte spans,
-    cited ``node_ids``), ``report`` the ``GroundingReport`` whose claims cite the checked
+    ``grounding`` is the JSON-safe result, ``GroundingReport.metadata()`` (support score,
+    claims with char and byte spans, the ``source_ids`` they cite: node ids, or the positions
+    of context strings), ``report`` the ``GroundingReport`` whose claims cite the checked
     source nodes (or, for ``evaluate(contexts=...)``, the context strings); ``report`` is
     left out of ``model_dump()``.
     """

@@ -11,11 +11,21 @@ from llama_index.core.evaluation import BaseEvaluator
 from llama_index.core.prompts.mixin import PromptDictType
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
-from grounding_core import DEFAULT_MIN_SUPPORT_SCORE, GroundingReport, InputError, RetryPolicy
-from grounding_core.settings import DEFAULT_GROUNDING_CONFIG, DEFAULT_LOCATION
+from grounding_core import (
+    DEFAULT_CITATION_THRESHOLD,
+    DEFAULT_GROUNDING_CONFIG,
+    DEFAULT_LOCATION,
+    DEFAULT_MIN_SUPPORT_SCORE,
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUT,
+    ClientOptionsArg,
+    DiscoveryEngineConnection,
+    GroundingReport,
+    InputError,
+    RetryPolicy,
+)
 
-from ._checking import NodeGroundingChecker, report_metadata
-from ._connection import DEFAULT_RETRY, DEFAULT_TIMEOUT, ClientOptionsArg
+from ._checking import NodeGroundingChecker, checked_nodes
 from .grounding_evaluation_result import GroundingEvaluationResult
 
 __all__ = ["GroundingEvaluator", "grounding_feedback"]
@@ -99,7 +109,7 @@ class GroundingEvaluator(BaseEvaluator):
         project_id: str | None = None,
         location: str = DEFAULT_LOCATION,
         grounding_config: str = DEFAULT_GROUNDING_CONFIG,
-        citation_threshold: float = 0.6,
+        citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
         enable_claim_level_score: bool = False,
         min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
         emulator_host: str | None = None,
@@ -108,18 +118,22 @@ class GroundingEvaluator(BaseEvaluator):
         timeout: float = DEFAULT_TIMEOUT,
         retry: RetryPolicy | None = DEFAULT_RETRY,
     ) -> None:
-        self._checker = NodeGroundingChecker(
-            project_id=project_id,
-            location=location,
+        # An evaluation without a verdict is not a verdict: a failed check raises.
+        self._checker = NodeGroundingChecker.create(
+            DiscoveryEngineConnection.create(
+                project_id=project_id,
+                location=location,
+                emulator_host=emulator_host,
+                credentials=credentials,
+                client_options=client_options,
+                timeout=timeout,
+                retry=retry,
+            ),
             grounding_config=grounding_config,
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,
             min_support_score=min_support_score,
-            emulator_host=emulator_host,
-            credentials=credentials,
-            client_options=client_options,
-            timeout=timeout,
-            retry=retry,
+            on_error="raise",
         )
 
     def __repr__(self) -> str:
@@ -147,7 +161,7 @@ class GroundingEvaluator(BaseEvaluator):
     ) -> GroundingEvaluationResult:
         """Check ``response`` against ``contexts`` (on Google's sync client)."""
         answer, texts = _inputs(response, contexts)
-        return _result(query, self._checker.check(answer, texts))
+        return _result(query, self._checker.check(answer, *checked_nodes(texts)))
 
     async def aevaluate(
         self,
@@ -158,7 +172,7 @@ class GroundingEvaluator(BaseEvaluator):
     ) -> GroundingEvaluationResult:
         """Async ``evaluate`` on Google's async client."""
         answer, texts = _inputs(response, contexts)
-        return _result(query, await self._checker.acheck(answer, texts))
+        return _result(query, await self._checker.acheck(answer, *checked_nodes(texts)))
 
     # -- evaluate_response: a Response and its source nodes --------------------------------
 
@@ -170,7 +184,7 @@ class GroundingEvaluator(BaseEvaluator):
     ) -> GroundingEvaluationResult:
         """Check ``response.response`` against ``response.source_nodes``."""
         answer, nodes = _response_inputs(response)
-        return _result(query, self._checker.check(answer, nodes))
+        return _result(query, self._checker.check(answer, *checked_nodes(nodes)))
 
     async def aevaluate_response(
         self,
@@ -180,7 +194,7 @@ class GroundingEvaluator(BaseEvaluator):
     ) -> GroundingEvaluationResult:
         """Async ``evaluate_response`` on Google's async client."""
         answer, nodes = _response_inputs(response)
-        return _result(query, await self._checker.acheck(answer, nodes))
+        return _result(query, await self._checker.acheck(answer, *checked_nodes(nodes)))
 
 
 def _inputs(response: object, contexts: object) -> tuple[str, list[str]]:
@@ -230,6 +244,6 @@ def _result(query: str | None, report: GroundingReport[Any]) -> GroundingEvaluat
         passing=report.passed,
         score=report.support_score,
         feedback=grounding_feedback(report),
-        grounding=report_metadata(report),
+        grounding=report.metadata(),
         report=report,
     )

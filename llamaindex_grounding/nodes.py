@@ -10,7 +10,7 @@ the LLM prompt and the embedding text; every other key is listed in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from llama_index.core.base.response.schema import Response
@@ -25,6 +25,7 @@ from llama_index.core.schema import (
 )
 
 from grounding_core import (
+    CHUNK_PROSE_KEYS,
     GroundedAnswer,
     GroundingSource,
     SourceChunk,
@@ -32,7 +33,6 @@ from grounding_core import (
     chunk_metadata,
     grounding_source,
 )
-from grounding_core.metadata import CHUNK_PROSE_KEYS
 
 __all__ = [
     "answer_response",
@@ -111,20 +111,11 @@ def answer_response(answer: GroundedAnswer) -> Response:
     """A grounded answer as a LlamaIndex ``Response``.
 
     ``response`` is the answer text and ``source_nodes`` its references. ``metadata`` holds
-    ``grounding_core.answer_metadata`` (grounding score, citations with char and byte spans and
-    the positions of their references, skipped reasons, session), each citation's ``node_ids``,
-    and the full record under ``grounded_answer`` (``grounding_core.answer_markdown`` renders
-    it).
+    ``grounding_core.answer_metadata`` as it is (grounding score; citations and grounding
+    supports with char and byte spans, the positions of their references and their node ids,
+    ``source_ids``; skipped reasons; session: the keys LangChain's answer output has too) and
+    the full record under ``grounded_answer`` (``grounding_core.answer_markdown`` renders it).
     """
     nodes = [chunk_to_node_with_score(reference) for reference in answer.references]
-    metadata = answer_metadata(answer)
-    metadata["citations"] = [
-        {**citation, "node_ids": _node_ids(nodes, citation["reference_indices"])}
-        for citation in metadata["citations"]
-    ]
-    metadata["grounded_answer"] = answer
+    metadata = {**answer_metadata(answer), "grounded_answer": answer}
     return Response(response=answer.answer_text, source_nodes=nodes, metadata=metadata)
-
-
-def _node_ids(nodes: Sequence[NodeWithScore], indices: Sequence[int]) -> list[str]:
-    return [nodes[i].node.node_id for i in indices if 0 <= i < len(nodes)]

@@ -29,9 +29,9 @@ from collections.abc import Sequence
 
 from google.auth.exceptions import GoogleAuthError
 from rich.console import Console
+from rich.markup import escape
 
 from grounding_core.errors import GroundingError
-from grounding_emulator.errors import EmulatorError
 
 from .emulator_commands import default_state_dir
 from .errors import UsageError
@@ -45,7 +45,8 @@ EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
 # What a user can cause and fix: reported in one line. Anything else is a bug: a traceback.
-_USER_ERRORS = (GroundingError, EmulatorError, UsageError, GoogleAuthError, OSError, ValueError)
+# (The emulator's own errors reach here as UsageError: see emulator_commands.)
+_USER_ERRORS = (GroundingError, UsageError, GoogleAuthError, OSError, ValueError)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -63,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.run(args, console)
     except _USER_ERRORS as exc:
         errors = Console(stderr=True, soft_wrap=True, highlight=False)
-        errors.print(f"[bold red]error:[/] {_one_line(exc)}", markup=True, emoji=False)
+        errors.print(f"[bold red]error:[/] {escape(_one_line(exc))}", markup=True, emoji=False)
         logger.debug("details of the error", exc_info=True)
         return EXIT_ERROR
     except KeyboardInterrupt:

@@ -22,14 +22,13 @@ from typing import Any
 
 from rich.console import Console
 
-from grounding_core.grounding import check_grounding
+from grounding_core.check import GroundingCheck
 from grounding_core.metadata import chunk_metadata, grounding_source
 from grounding_core.records import GroundingSource
-from grounding_core.report import DEFAULT_MIN_SUPPORT_SCORE, GroundingReport
-from grounding_core.specs import GroundingSpec
+from grounding_core.report import DEFAULT_MIN_SUPPORT_SCORE
 from grounding_core.terminal import grounding_rich
 
-from .connection import call_options, discovery_engine_clients, grounding_config
+from .connection import discovery_engine_connection
 from .errors import UsageError
 from .output import note_console, write_html, write_json
 from .query_commands import search
@@ -115,18 +114,21 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
     """Check the answer; print the report; exit 1 if ``--fail-under`` is not reached."""
     answer = read_answer(args)
     sources = _sources(args)
-    clients = discovery_engine_clients(args)
-    try:
-        spec = GroundingSpec(
-            citation_threshold=args.citation_threshold, enable_claim_level_score=True
-        )
-        result = check_grounding(
-            clients, grounding_config(args, clients), answer, sources, spec, call_options(args)
-        )
-    finally:
-        clients.close()
     minimum = DEFAULT_MIN_SUPPORT_SCORE if args.fail_under is None else args.fail_under
-    report = GroundingReport(result, tuple(sources), tuple(sources), min_support_score=minimum)
+    connection = discovery_engine_connection(args)
+    try:
+        check = GroundingCheck.create(
+            connection,
+            grounding_config=args.grounding_config,
+            citation_threshold=args.citation_threshold,
+            enable_claim_level_score=True,
+            min_support_score=minimum,
+        )
+        report = check.check(answer, sources, sources)
+    finally:
+        connection.close()
+    result = report.result
+    assert result is not None  # check() raises rather than return a failed report
     if args.json:
         write_json(
             {"answer": answer, **report.metadata(), "sources": [s.to_dict() for s in sources]}

@@ -1,9 +1,11 @@
-"""Clients, targets and call options from the command line's flags.
+"""The core's connections and targets from the command line's flags.
 
 The flags mirror the Python settings (``project_id`` -> ``--project``, ``data_store_id`` ->
-``--data-store``, ``emulator_host`` -> ``--emulator-host``...). An emulator address (the flag,
-else ``$DISCOVERYENGINE_EMULATOR_HOST`` / ``$DEVELOPERKNOWLEDGE_EMULATOR_HOST``) is probed
-first, so that a stopped emulator is one clear error instead of a minute of retries.
+``--data-store``, ``emulator_host`` -> ``--emulator-host``...) and go to the same
+``DiscoveryEngineConnection.create`` the adapters use, with the same defaults (timeout, retry
+policy, project resolution). An emulator address (the flag, else
+``$DISCOVERYENGINE_EMULATOR_HOST`` / ``$DEVELOPERKNOWLEDGE_EMULATOR_HOST``) is probed first, so
+that a stopped emulator is one clear error instead of a minute of retries.
 """
 
 from __future__ import annotations
@@ -12,34 +14,23 @@ import argparse
 import os
 import socket
 
-from grounding_core.clients import (
-    DEVELOPERKNOWLEDGE_EMULATOR_HOST,
-    DISCOVERYENGINE_EMULATOR_HOST,
-    DeveloperKnowledgeClients,
-    DiscoveryEngineClients,
-)
+from grounding_core.clients import DEVELOPERKNOWLEDGE_EMULATOR_HOST, DISCOVERYENGINE_EMULATOR_HOST
+from grounding_core.connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
 from grounding_core.errors import ConfigurationError
-from grounding_core.settings import (
-    DEFAULT_COLLECTION,
-    CallOptions,
-    DiscoveryEngineTarget,
-    RetryPolicy,
-    grounding_config_path,
-    resolve_project,
-)
-from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
+from grounding_core.settings import DEFAULT_RETRY, DiscoveryEngineTarget, RetryPolicy
 
 __all__ = [
     "BUILTIN_DATA_STORE",
-    "call_options",
-    "developer_knowledge_clients",
-    "discovery_engine_clients",
-    "grounding_config",
+    "developer_knowledge_connection",
+    "discovery_engine_connection",
     "probe_emulator",
     "target",
 ]
 
 _PROBE_SECONDS = 3.0
+BUILTIN_DATA_STORE = "python-docs"
+"""The emulator's built-in data store, the default target on the emulator (the core does not
+import the emulator: tests/distribution checks that this agrees with ``grounding_emulator``'s)."""
 
 
 def probe_emulator(address: str, env_var: str) -> None:
@@ -66,49 +57,49 @@ def _emulator_host(args: argparse.Namespace, env_var: str) -> str | None:
     return host
 
 
-def discovery_engine_clients(args: argparse.Namespace) -> DiscoveryEngineClients:
-    """Discovery Engine clients for ``--location`` and ``--emulator-host``."""
-    host = _emulator_host(args, DISCOVERYENGINE_EMULATOR_HOST)
-    return DiscoveryEngineClients(location=args.location, emulator_host=host)
+def _retry(args: argparse.Namespace) -> RetryPolicy | None:
+    return None if args.no_retry else DEFAULT_RETRY
 
 
-def developer_knowledge_clients(args: argparse.Namespace) -> DeveloperKnowledgeClients:
-    """Developer Knowledge clients for ``--emulator-host``."""
-    host = _emulator_host(args, DEVELOPERKNOWLEDGE_EMULATOR_HOST)
-    return DeveloperKnowledgeClients(emulator_host=host)
+def discovery_engine_connection(args: argparse.Namespace) -> DiscoveryEngineConnection:
+    """The Discovery Engine connection of ``--project``, ``--location``, ``--emulator-host``,
+    ``--timeout`` and ``--no-retry``."""
+    return DiscoveryEngineConnection.create(
+        project_id=args.project,
+        location=args.location,
+        emulator_host=_emulator_host(args, DISCOVERYENGINE_EMULATOR_HOST),
+        timeout=args.timeout,
+        retry=_retry(args),
+    )
 
 
-def target(args: argparse.Namespace, clients: DiscoveryEngineClients) -> DiscoveryEngineTarget:
+def developer_knowledge_connection(args: argparse.Namespace) -> DeveloperKnowledgeConnection:
+    """The Developer Knowledge connection of ``--emulator-host``, ``--timeout``, ``--no-retry``."""
+    return DeveloperKnowledgeConnection.create(
+        emulator_host=_emulator_host(args, DEVELOPERKNOWLEDGE_EMULATOR_HOST),
+        timeout=args.timeout,
+        retry=_retry(args),
+    )
+
+
+def target(
+    args: argparse.Namespace, connection: DiscoveryEngineConnection
+) -> DiscoveryEngineTarget:
     """The data store (``--data-store``) or engine (``--engine``) to search or ask.
 
     On the emulator the default is its built-in ``python-docs`` data store; on Google Cloud one
     of the two flags is required.
     """
-    project = resolve_project(args.project, emulator=clients.uses_emulator)
-    data_store, engine = args.data_store, args.engine_id
-    if data_store is None and engine is None:
-        if not clients.uses_emulator:
+    data_store = args.data_store
+    if data_store is None and args.engine_id is None:
+        if not connection.clients.uses_emulator:
             raise ConfigurationError(
                 "give --data-store ID or --engine ID (the data store or app to use)"
             )
         data_store = BUILTIN_DATA_STORE
-    return DiscoveryEngineTarget(
-        project=project,
-        data_store=data_store,
-        engine=engine,
-        location=args.location,
-        collection=args.collection or DEFAULT_COLLECTION,
-        serving_config=args.serving_config,
+    return connection.target(
+        data_store_id=data_store,
+        engine_id=args.engine_id,
+        collection=args.collection,
+        serving_config_id=args.serving_config,
     )
-
-
-def grounding_config(args: argparse.Namespace, clients: DiscoveryEngineClients) -> str:
-    """The grounding config resource name CheckGrounding takes."""
-    project = resolve_project(args.project, emulator=clients.uses_emulator)
-    return grounding_config_path(project, args.location, args.grounding_config)
-
-
-def call_options(args: argparse.Namespace) -> CallOptions:
-    """``--timeout`` per attempt; retries on transient errors unless ``--no-retry``."""
-    retry = None if args.no_retry else RetryPolicy(deadline=max(args.timeout * 2, 10.0))
-    return CallOptions(timeout=args.timeout, retry=retry)

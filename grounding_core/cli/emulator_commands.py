@@ -2,12 +2,18 @@
 
 Corpora are given as ``--corpus [ID=]PATH`` (a folder of Markdown, text, HTML or PDF files, or a
 JSONL file); ingestion shows a progress bar per phase. Indexes are kept in ``--state-dir`` and
-reloaded without re-ingesting while the corpus is unchanged.
+reloaded without re-ingesting while the corpus is unchanged. ``serve --judge-script FILE``
+scripts the grounding verdicts (a ``ScriptedJudge``); the file is checked before any ingest.
+
+The emulator (``grounding_emulator``, the ``[emulator]`` extra) is imported here only, inside
+the commands, so that the rest of the command line works without it; its errors become the
+command line's ``UsageError``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import signal
@@ -37,6 +43,26 @@ if TYPE_CHECKING:
 __all__ = ["default_state_dir", "run_ingest", "run_serve"]
 
 _SLUG = re.compile(r"[^A-Za-z0-9_-]+")
+_MISSING_EMULATOR = "grounding {command} needs the emulator: pip install 'grounding-kit[emulator]'"
+# What the commands use of the emulator, all imported before a command starts.
+_EMULATOR_MODULES = ("grounding_emulator.corpus.store", "grounding_emulator.wire.server")
+
+
+@contextmanager
+def _emulator(command: str) -> Iterator[None]:
+    """Run ``command`` on the emulator: its missing extra and its errors become ``UsageError``."""
+    try:
+        for module in _EMULATOR_MODULES:
+            importlib.import_module(module)
+        from grounding_emulator.errors import EmulatorError
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and exc.name.startswith("grounding_emulator"):
+            raise  # the package itself is broken, not missing an extra
+        raise UsageError(f"{_MISSING_EMULATOR.format(command=command)} ({exc})") from exc
+    try:
+        yield
+    except EmulatorError as exc:
+        raise UsageError(str(exc)) from exc
 
 
 def default_state_dir() -> Path:
@@ -115,15 +141,23 @@ def _ingest_all(args: argparse.Namespace, console: Console, *, builtin: bool) ->
 
 def run_serve(args: argparse.Namespace, console: Console) -> int:
     """Serve the built-in corpus and ``--corpus`` folders until interrupted or terminated."""
-    from grounding_emulator.wire.server import EmulatorServer
+    with _emulator("serve"):
+        return _serve(args, console)
 
+
+def _serve(args: argparse.Namespace, console: Console) -> int:
+    from grounding_emulator.grounding.scripted import ScriptedJudge
+    from grounding_emulator.wire.server import DEFAULT_PORT, EmulatorServer
+
+    judge = ScriptedJudge.from_file(args.judge_script) if args.judge_script else None
     store = _ingest_all(args, console, builtin=not args.no_builtin)
     for engine_id, data_store_id in args.engine or []:
         store.add_engine(engine_id, data_store_id)
     server = EmulatorServer(
         store,
+        judge=judge,
         host=args.host,
-        port=args.port,
+        port=DEFAULT_PORT if args.port is None else args.port,
         allow_remote=args.allow_remote,
         developer_knowledge_data_store=args.developer_knowledge_store,
     )
@@ -145,6 +179,8 @@ def run_serve(args: argparse.Namespace, console: Console) -> int:
             data_store_id, str(len(snapshot.documents)), str(len(snapshot.chunks)), engines
         )
     console.print(table)
+    if judge is not None:
+        console.print(f"grounding verdicts scripted by {args.judge_script}: {judge!r}")
     console.print(
         f"export DISCOVERYENGINE_EMULATOR_HOST={server.address} "
         f"DEVELOPERKNOWLEDGE_EMULATOR_HOST={server.address}",
@@ -163,5 +199,6 @@ def run_ingest(args: argparse.Namespace, console: Console) -> int:
     """Build (or reuse) and persist the index of each ``--corpus``."""
     if not args.corpus:
         raise UsageError("ingest needs --corpus PATH")
-    _ingest_all(args, console, builtin=False)
+    with _emulator("ingest"):
+        _ingest_all(args, console, builtin=False)
     return 0

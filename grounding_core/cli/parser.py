@@ -9,10 +9,13 @@ from importlib import metadata
 
 from grounding_core.annotate import DEFAULT_WEAK_BELOW
 from grounding_core.settings import (
+    DEFAULT_COLLECTION,
     DEFAULT_GROUNDING_CONFIG,
     DEFAULT_LOCATION,
     DEFAULT_SERVING_CONFIG,
+    DEFAULT_TIMEOUT,
 )
+from grounding_core.specs import DEFAULT_CITATION_THRESHOLD, DEFAULT_MAX_RETURN_RESULTS
 
 from .check_command import run_check
 from .emulator_commands import default_state_dir, run_ingest, run_serve
@@ -75,7 +78,10 @@ def _connection_args(parser: argparse.ArgumentParser) -> None:
         "--location", default=DEFAULT_LOCATION, help="global, us, eu, ... (default: global)"
     )
     group.add_argument(
-        "--timeout", type=float, default=30.0, help="seconds per attempt (default: 30)"
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds per attempt (default: {DEFAULT_TIMEOUT:g})",
     )
     group.add_argument("--no-retry", action="store_true", help="do not retry transient failures")
 
@@ -87,7 +93,12 @@ def _target_args(parser: argparse.ArgumentParser, *, api: bool) -> None:
         "--data-store", metavar="ID", help="data store id (emulator default: python-docs)"
     )
     which.add_argument("--engine", dest="engine_id", metavar="ID", help="engine (app) id")
-    group.add_argument("--collection", metavar="ID", help="default: default_collection")
+    group.add_argument(
+        "--collection",
+        default=DEFAULT_COLLECTION,
+        metavar="ID",
+        help=f"collection id (default: {DEFAULT_COLLECTION})",
+    )
     group.add_argument(
         "--serving-config",
         default=DEFAULT_SERVING_CONFIG,
@@ -130,13 +141,11 @@ def _corpus_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from grounding_emulator.wire.server import DEFAULT_PORT
-
     serve = commands.add_parser("serve", help="run the emulator", description=run_serve.__doc__)
     _corpus_args(serve)
     serve.add_argument("--engine", action="append", type=_engine_pair, metavar="ENGINE=DATASTORE")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--port", type=int, help="port to listen on (default: the emulator's, 8123)")
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a non-loopback --host (no auth!)"
     )
@@ -146,6 +155,12 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="python-docs",
         metavar="ID",
         help="data store behind the Developer Knowledge service",
+    )
+    serve.add_argument(
+        "--judge-script",
+        metavar="FILE",
+        help="a JSON file of grounding verdicts to return (rules, queued checks); the lexical "
+        "judge for the rest (format: docs/emulator.md)",
     )
     serve.set_defaults(run=run_serve)
 
@@ -161,7 +176,9 @@ def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.Argumen
     search = commands.add_parser("search", help="search chunks", description=run_search.__doc__)
     search.add_argument("query")
     search.add_argument("-k", "--k", type=int, default=5, help="number of results (default 5)")
-    search.add_argument("--mode", choices=("chunks", "documents"), default="chunks")
+    search.add_argument(
+        "--search-mode", "--mode", choices=("chunks", "documents"), default="chunks"
+    )
     search.add_argument(
         "--relevance-threshold", choices=("lowest", "low", "medium", "high"), default=None
     )
@@ -175,7 +192,10 @@ def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.Argumen
     )
     answer.add_argument("query")
     answer.add_argument(
-        "--max-return-results", type=int, default=10, help="chunks the answer may use"
+        "--max-return-results",
+        type=int,
+        default=DEFAULT_MAX_RETURN_RESULTS,
+        help=f"chunks the answer may use (default: {DEFAULT_MAX_RETURN_RESULTS})",
     )
     _target_args(answer, api=True)
     _connection_args(answer)
@@ -208,7 +228,10 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     facts.add_argument("-k", "--k", type=int, default=5, help="chunks for --search (default 5)")
     check.add_argument(
-        "--citation-threshold", type=_score, default=0.6, help="cite facts scoring at least this"
+        "--citation-threshold",
+        type=_score,
+        default=DEFAULT_CITATION_THRESHOLD,
+        help=f"cite facts scoring at least this (default {DEFAULT_CITATION_THRESHOLD})",
     )
     check.add_argument(
         "--weak-below",
@@ -230,7 +253,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"grounding config id (default: {DEFAULT_GROUNDING_CONFIG})",
     )
     _target_args(check, api=False)
-    check.set_defaults(api="discovery-engine", mode="chunks", relevance_threshold=None)
+    check.set_defaults(api="discovery-engine", search_mode="chunks", relevance_threshold=None)
     _connection_args(check)
     _output_args(check, html=True)
     check.set_defaults(run=run_check)

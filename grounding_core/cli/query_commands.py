@@ -5,25 +5,21 @@ Engine (``--data-store`` / ``--engine``) or the Developer Knowledge API
 from __future__ import annotations
 
 import argparse
+from contextlib import closing
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from grounding_core.answers import answer_developer_query, answer_query
+from grounding_core.answering import DeveloperKnowledgeAnswerQuery, DiscoveryEngineAnswerQuery
 from grounding_core.html_report import answer_html
 from grounding_core.records import GroundedAnswer, SourceChunk
 from grounding_core.render import answer_markdown
-from grounding_core.search import search_chunks, search_developer_knowledge
-from grounding_core.specs import AnswerSpec, ChunkSearchSpec, DeveloperKnowledgeSearchSpec
+from grounding_core.retrieval import DeveloperKnowledgeChunkSearch, DiscoveryEngineChunkSearch
+from grounding_core.specs import AnswerSpec, ChunkSearchSpec
 from grounding_core.terminal import answer_rich
 
-from .connection import (
-    call_options,
-    developer_knowledge_clients,
-    discovery_engine_clients,
-    target,
-)
+from .connection import developer_knowledge_connection, discovery_engine_connection, target
 from .output import note_console, write_html, write_json
 
 __all__ = ["DEVELOPER_KNOWLEDGE", "run_answer", "run_search", "search"]
@@ -34,25 +30,17 @@ _EXCERPT = 300
 
 def search(args: argparse.Namespace, query: str, k: int) -> list[SourceChunk]:
     """The top ``k`` chunks for ``query`` on the API and the target the flags name."""
-    options = call_options(args)
     if args.api == DEVELOPER_KNOWLEDGE:
-        dk_clients = developer_knowledge_clients(args)
-        try:
-            spec = DeveloperKnowledgeSearchSpec(k=k, filter=args.filter)
-            return search_developer_knowledge(dk_clients, query, spec, options)
-        finally:
-            dk_clients.close()
-    clients = discovery_engine_clients(args)
-    try:
-        chunk_spec = ChunkSearchSpec(
+        with closing(developer_knowledge_connection(args)) as dk:
+            return DeveloperKnowledgeChunkSearch.create(dk, k=k, filter=args.filter).search(query)
+    with closing(discovery_engine_connection(args)) as connection:
+        spec = ChunkSearchSpec(
             k=k,
             filter=args.filter,
-            mode=getattr(args, "mode", "chunks"),
-            relevance_threshold=getattr(args, "relevance_threshold", None),
+            search_mode=args.search_mode,
+            relevance_threshold=args.relevance_threshold,
         )
-        return search_chunks(clients, target(args, clients), query, chunk_spec, options)
-    finally:
-        clients.close()
+        return DiscoveryEngineChunkSearch(connection, target(args, connection), spec).search(query)
 
 
 def _chunk_table(query: str, chunks: list[SourceChunk]) -> Table:
@@ -85,19 +73,13 @@ def run_search(args: argparse.Namespace, console: Console) -> int:
 
 
 def _answer(args: argparse.Namespace) -> GroundedAnswer:
-    options = call_options(args)
     if args.api == DEVELOPER_KNOWLEDGE:
-        dk_clients = developer_knowledge_clients(args)
-        try:
-            return answer_developer_query(dk_clients, args.query, args.filter, options)
-        finally:
-            dk_clients.close()
-    clients = discovery_engine_clients(args)
-    try:
+        with closing(developer_knowledge_connection(args)) as dk:
+            return DeveloperKnowledgeAnswerQuery(dk, args.filter).answer(args.query)
+    with closing(discovery_engine_connection(args)) as connection:
         spec = AnswerSpec(filter=args.filter, max_return_results=args.max_return_results)
-        return answer_query(clients, target(args, clients), args.query, spec, options)
-    finally:
-        clients.close()
+        answering = DiscoveryEngineAnswerQuery(connection, target(args, connection), spec)
+        return answering.answer(args.query)
 
 
 def run_answer(args: argparse.Namespace, console: Console) -> int:

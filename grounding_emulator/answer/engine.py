@@ -20,8 +20,9 @@
    chunk's sentences in their order in the chunk, joined by spaces. Each sentence is cited to
    every retrieved chunk that contains it; references are those chunks, in order of first
    citation.
-6. **Check**: ``grounding_score`` is the grounding checker's support score of the answer against
-   its references. With ``grounding_spec.filtering_level`` LOW (HIGH) an answer scoring below
+6. **Check**: ``grounding_score`` is the support score the grounding judge (the server's, the
+   same as CheckGrounding's) gives the answer against its references, at the default citation
+   threshold. With ``grounding_spec.filtering_level`` LOW (HIGH) an answer scoring below
    0.3 (0.6) is withdrawn with ``LOW_GROUNDED_ANSWER``.
 
 When no sentence qualifies the answer is empty and ``skipped_reasons`` is
@@ -49,7 +50,8 @@ from grounding_emulator.answer.sentences import (
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.tokens import tokenize
 from grounding_emulator.errors import InvalidArgument
-from grounding_emulator.grounding.lexical.engine import Fact, check_grounding
+from grounding_emulator.grounding.check import check_answer
+from grounding_emulator.grounding.judge import Fact, Judge
 from grounding_emulator.limits import DEFAULT_MAX_RETURN_RESULTS
 from grounding_emulator.search.engine import (
     ChunkHit,
@@ -227,8 +229,9 @@ def _skipped(reason: str, classification: tuple[tuple[str, bool], ...]) -> Gener
     return GeneratedAnswer(text="", skipped_reasons=(reason,), query_classification=classification)
 
 
-def generate_answer(store: DataStore, params: AnswerParams) -> GeneratedAnswer:
-    """Answer ``params.query`` from ``store`` (see the module docstring)."""
+def generate_answer(store: DataStore, params: AnswerParams, judge: Judge) -> GeneratedAnswer:
+    """Answer ``params.query`` from ``store``, grounded by ``judge`` (see the module
+    docstring)."""
     _check_params(params)
     classes = classify_query(params.query)
     classification = tuple((kind, kind in classes) for kind in params.classification_types)
@@ -261,19 +264,19 @@ def generate_answer(store: DataStore, params: AnswerParams) -> GeneratedAnswer:
     text = " ".join(parts)
     cited = tuple(hits[i] for i in references)
 
-    outcome = check_grounding(text, [Fact(hit.chunk.content) for hit in cited])
+    checked = check_answer(text, [Fact(hit.chunk.content) for hit in cited], judge)
     threshold = FILTERING_THRESHOLDS.get(params.filtering_level)
-    if threshold is not None and outcome.support_score < threshold:
+    if threshold is not None and checked.support_score < threshold:
         return _skipped(LOW_GROUNDED_ANSWER, classification)
     supports = tuple(
         AnswerSpan(
             start=claim.start,
             end=claim.end,
-            reference_indices=claim.fact_indices,
-            score=claim.score,
-            grounding_check_required=claim.grounding_check_required,
+            reference_indices=verdict.fact_indices,
+            score=verdict.score,
+            grounding_check_required=verdict.grounding_check_required,
         )
-        for claim in outcome.claims
+        for claim, verdict in zip(checked.claims, checked.verdicts, strict=True)
     )
     citations = (
         tuple(AnswerSpan(start, end, sources) for start, end, sources in spans)
@@ -284,7 +287,7 @@ def generate_answer(store: DataStore, params: AnswerParams) -> GeneratedAnswer:
         text=text,
         citations=citations,
         references=cited,
-        grounding_score=outcome.support_score,
+        grounding_score=checked.support_score,
         supports=supports,
         query_classification=classification,
     )

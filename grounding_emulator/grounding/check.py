@@ -1,16 +1,27 @@
-"""CheckGrounding's documented limits, enforced before the grounding engine runs; pure.
+"""CheckGrounding's flow, pure: validate the request's limits, split the answer into claims, ask
+the judge for one verdict per claim, compute ``support_score``.
 
-At most 200 facts of at most 10,000 characters each, a non-empty answer candidate of at most
-4,096 tokens, and a ``citation_threshold`` in [0, 1] (0.6 when unset).
+Limits (``CheckGroundingRequest``, v1 reference): at most 200 facts of at most 10,000
+characters each, a non-empty answer candidate of at most 4,096 tokens, and a
+``citation_threshold`` in [0, 1] (0.6 when unset).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from grounding_emulator.errors import InvalidArgument
-from grounding_emulator.grounding.lexical.engine import CheckOutcome, Fact, check_grounding
+from grounding_emulator.grounding.judge import (
+    Claim,
+    Fact,
+    Judge,
+    Verdict,
+    ask,
+    claims_of,
+    support_score,
+)
 from grounding_emulator.limits import (
     DEFAULT_CITATION_THRESHOLD,
     MAX_ANSWER_TOKENS,
@@ -19,13 +30,22 @@ from grounding_emulator.limits import (
     estimate_tokens,
 )
 
-__all__ = ["DEFAULT_CITATION_THRESHOLD", "run_check"]
+__all__ = ["CheckedAnswer", "check_answer", "check_limits", "run_check"]
 
 
-def run_check(
+@dataclass(frozen=True, slots=True)
+class CheckedAnswer:
+    """An answer's claims, the judge's verdict on each (same order), and the support score."""
+
+    claims: tuple[Claim, ...]
+    verdicts: tuple[Verdict, ...]
+    support_score: float
+
+
+def check_limits(
     answer: str, facts: Sequence[Fact], citation_threshold: float | None = None
-) -> CheckOutcome:
-    """Validate a CheckGrounding request's values, then check ``answer`` against ``facts``."""
+) -> float:
+    """Refuse a request that breaks CheckGrounding's limits; the citation threshold to use."""
     if not answer.strip():
         raise InvalidArgument(
             "answer_candidate is empty: give the answer text to check", field="answer_candidate"
@@ -51,4 +71,27 @@ def run_check(
     if math.isnan(threshold) or not 0.0 <= threshold <= 1.0:
         field = "grounding_spec.citation_threshold"
         raise InvalidArgument(f"{field} must be between 0 and 1, got {threshold}", field=field)
-    return check_grounding(answer, facts, citation_threshold=threshold)
+    return threshold
+
+
+def check_answer(
+    answer: str,
+    facts: Sequence[Fact],
+    judge: Judge,
+    citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
+) -> CheckedAnswer:
+    """Split ``answer`` into claims and have ``judge`` give each its verdict (no limits)."""
+    claims = claims_of(answer)
+    verdicts = ask(judge, claims, facts, citation_threshold)
+    return CheckedAnswer(claims, verdicts, support_score(verdicts))
+
+
+def run_check(
+    answer: str,
+    facts: Sequence[Fact],
+    judge: Judge,
+    citation_threshold: float | None = None,
+) -> CheckedAnswer:
+    """A CheckGrounding request's values, validated, then judged."""
+    threshold = check_limits(answer, facts, citation_threshold)
+    return check_answer(answer, facts, judge, threshold)

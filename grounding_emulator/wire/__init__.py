@@ -1,2 +1,3 @@
-"""The wire: the gRPC server, the method table, one servicer per Google service, faults and
-the mapping of engine errors to gRPC statuses. Nothing below this package knows gRPC."""
+"""The wire: the gRPC server, one servicer per Google service (``servicers/``, each registering
+itself; the method table is built from the registry), faults, and the mapping of engine errors
+to gRPC statuses (``handlers.py``). Nothing below this package knows gRPC."""

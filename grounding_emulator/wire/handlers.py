@@ -1,10 +1,9 @@
-"""The gRPC method table: service names (every version) -> servicer methods, and the one place
-where faults are injected and emulator errors become gRPC statuses.
+"""The one place where faults are injected and emulator errors become gRPC statuses: the
+generic handlers the server serves the method table (``servicers/registry.py``) through.
 
-Discovery Engine methods are served under ``v1``, ``v1beta`` and ``v1alpha`` by the same
-handlers: the wire formats share field numbers, and fields a version adds are ignored.
 Requests arrive as bytes and are parsed inside the handler, so that a garbage message gets
-``INVALID_ARGUMENT`` (gRPC's own deserializer hook would answer ``INTERNAL``).
+``INVALID_ARGUMENT`` (gRPC's own deserializer hook would answer ``INTERNAL``). An
+``EmulatorError`` becomes the status its ``code`` names; anything else is a bug, ``INTERNAL``.
 """
 
 from __future__ import annotations
@@ -12,95 +11,18 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from google.cloud import discoveryengine_v1 as de
-from google.developer_knowledge_v1 import types as dk
 from google.protobuf.message import DecodeError
 
 from grounding_emulator.errors import EmulatorError
 from grounding_emulator.wire.faults import FaultInjector
-from grounding_emulator.wire.servicers import (
-    ConversationalSearchServicer,
-    DeveloperKnowledgeServicer,
-    GroundedGenerationServicer,
-    SearchServicer,
-)
+from grounding_emulator.wire.servicers.registry import Method
 
-__all__ = [
-    "DISCOVERY_ENGINE_VERSIONS",
-    "Method",
-    "generic_handlers",
-    "method_table",
-    "status_code",
-]
+__all__ = ["generic_handlers", "status_code"]
 
 logger = logging.getLogger(__name__)
-
-DISCOVERY_ENGINE_VERSIONS = ("v1", "v1beta", "v1alpha")
-DEVELOPER_KNOWLEDGE_SERVICE = "google.developers.knowledge.v1.DeveloperKnowledge"
-
-
-@dataclass(frozen=True, slots=True)
-class Method:
-    """One gRPC method: ``/{service}/{name}``, its request class and the servicer call."""
-
-    service: str
-    name: str
-    request_type: Any
-    call: Callable[[Any], Any]
-
-    @property
-    def path(self) -> str:
-        """The full method path, ``/package.Service/Method``."""
-        return f"/{self.service}/{self.name}"
-
-
-def method_table(
-    search: SearchServicer,
-    grounding: GroundedGenerationServicer,
-    conversation: ConversationalSearchServicer,
-    developer: DeveloperKnowledgeServicer,
-) -> list[Method]:
-    """Every method the emulator serves."""
-    methods: list[Method] = []
-    for version in DISCOVERY_ENGINE_VERSIONS:
-        package = f"google.cloud.discoveryengine.{version}"
-        methods += [
-            Method(f"{package}.SearchService", "Search", de.SearchRequest.pb(), search.search),
-            Method(
-                f"{package}.GroundedGenerationService",
-                "CheckGrounding",
-                de.CheckGroundingRequest.pb(),
-                grounding.check_grounding,
-            ),
-            Method(
-                f"{package}.ConversationalSearchService",
-                "AnswerQuery",
-                de.AnswerQueryRequest.pb(),
-                conversation.answer_query,
-            ),
-        ]
-    service = DEVELOPER_KNOWLEDGE_SERVICE
-    methods += [
-        Method(
-            service,
-            "SearchDocumentChunks",
-            dk.SearchDocumentChunksRequest.pb(),
-            developer.search_document_chunks,
-        ),
-        Method(service, "GetDocument", dk.GetDocumentRequest.pb(), developer.get_document),
-        Method(
-            service,
-            "BatchGetDocuments",
-            dk.BatchGetDocumentsRequest.pb(),
-            developer.batch_get_documents,
-        ),
-        Method(service, "AnswerQuery", dk.AnswerQueryRequest.pb(), developer.answer_query),
-    ]
-    return methods
 
 
 def status_code(error: EmulatorError) -> grpc.StatusCode:
@@ -137,7 +59,9 @@ def _handler(method: Method, faults: FaultInjector) -> Callable[[bytes, Any], by
         try:
             response = method.call(request)
         except EmulatorError as exc:
-            logger.debug("%s: %s %s", path, exc.code, exc)
+            # INTERNAL (a bad judge) is the server's fault, not the request's: say it in its log
+            level = logging.WARNING if exc.code == "INTERNAL" else logging.DEBUG
+            logger.log(level, "%s: %s %s", path, exc.code, exc)
             context.abort(status_code(exc), str(exc))
         except Exception as exc:
             logger.exception("%s failed", path)

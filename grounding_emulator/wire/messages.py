@@ -16,7 +16,8 @@ from google.developer_knowledge_v1 import types as dk
 
 from grounding_emulator.answer.engine import AnswerSpan, GeneratedAnswer
 from grounding_emulator.corpus.records import Chunk, Document
-from grounding_emulator.grounding.lexical.engine import CheckOutcome, Fact
+from grounding_emulator.grounding.check import CheckedAnswer
+from grounding_emulator.grounding.judge import Fact
 from grounding_emulator.search.engine import ChunkHit, DocumentHit, SearchPage
 
 __all__ = [
@@ -182,22 +183,22 @@ def _fill_document(result: Any, hit: DocumentHit, names: ChunkNames, segments: i
 
 
 def check_grounding_response(
-    answer: str, facts: Sequence[Fact], outcome: CheckOutcome, *, claim_scores: bool
+    answer: str, facts: Sequence[Fact], checked: CheckedAnswer, *, claim_scores: bool
 ) -> Any:
     """A ``CheckGroundingResponse``: claims with byte spans, cited facts as ``FactChunk``s."""
     offsets = _ByteOffsets(answer)
-    response = CheckGroundingResponse(support_score=outcome.support_score)
+    response = CheckGroundingResponse(support_score=checked.support_score)
     position_of: dict[int, int] = {}
-    for claim in outcome.claims:
+    for claim, verdict in zip(checked.claims, checked.verdicts, strict=True):
         message = response.claims.add()
         message.start_pos, message.end_pos = offsets.byte_span(claim.start, claim.end)
         message.claim_text = claim.text
-        message.grounding_check_required = claim.grounding_check_required
+        message.grounding_check_required = verdict.grounding_check_required
         if claim_scores:
-            message.score = claim.score
-        if not claim.grounding_check_required:
+            message.score = verdict.score
+        if not verdict.grounding_check_required:
             continue
-        for fact_index in claim.fact_indices:
+        for fact_index in verdict.fact_indices:
             if fact_index not in position_of:
                 position_of[fact_index] = len(response.cited_chunks)
                 fact = facts[fact_index]

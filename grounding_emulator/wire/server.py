@@ -12,7 +12,8 @@
 Binds to loopback (``127.0.0.1``) unless ``allow_remote=True``; ``port=0`` picks a free port
 (``server.port``, ``server.address``). Requests above ``max_request_bytes`` get
 ``RESOURCE_EXHAUSTED``. ``server.faults`` injects failures and delays; ``server.store`` holds the
-data stores and engines it serves.
+data stores and engines it serves; ``server.judge`` gives CheckGrounding's (and AnswerQuery's)
+grounding verdicts.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 
@@ -27,14 +29,11 @@ import grpc
 
 from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
 from grounding_emulator.corpus.store import CorpusStore
+from grounding_emulator.grounding.judge import Judge
+from grounding_emulator.grounding.lexical.judge import LexicalJudge
 from grounding_emulator.wire.faults import FaultInjector
-from grounding_emulator.wire.handlers import generic_handlers, method_table
-from grounding_emulator.wire.servicers import (
-    ConversationalSearchServicer,
-    DeveloperKnowledgeServicer,
-    GroundedGenerationServicer,
-    SearchServicer,
-)
+from grounding_emulator.wire.handlers import generic_handlers
+from grounding_emulator.wire.servicers import Backend, method_table
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "DEFAULT_PORT", "EmulatorServer", "is_loopback"]
 
@@ -44,6 +43,10 @@ DEFAULT_PORT = 8123
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_WORKERS = 64
 _START_TIMEOUT = 30.0
+# A signal that the kernel delivers to one of gRPC's threads runs its Python handler (SIGTERM:
+# stop) only when the main thread runs Python code again; an Event.wait() without a timeout
+# would never return to it. The main thread wakes this often while it waits.
+_WAIT_SLICE = 0.25
 
 
 def is_loopback(host: str) -> bool:
@@ -62,6 +65,8 @@ class EmulatorServer:
     Key init args:
         store: the data stores and engines to serve; by default a new ``CorpusStore`` with the
             built-in ``python-docs`` store and ``python-docs-app`` engine.
+        judge: the grounding judge (any callable of the ``Judge`` Protocol); by default
+            ``LexicalJudge()``. A ``ScriptedJudge`` lets a test set the verdicts.
         host, port: where to listen (loopback only unless ``allow_remote``; port 0 = free port).
         developer_knowledge_data_store: the data store behind the Developer Knowledge service.
         max_workers: threads serving calls (delayed calls hold one each).
@@ -71,6 +76,7 @@ class EmulatorServer:
         self,
         store: CorpusStore | None = None,
         *,
+        judge: Judge | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         allow_remote: bool = False,
@@ -86,15 +92,14 @@ class EmulatorServer:
         if store is None:
             store = CorpusStore()
             store.add_builtin()
-        self.store = store
+        self.backend = Backend(
+            store, LexicalJudge() if judge is None else judge, developer_knowledge_data_store
+        )
         self.host = host
         self.faults = FaultInjector()
         self._requested_port = port
         self._max_workers = max_workers
         self._max_request_bytes = max_request_bytes
-        self._developer_knowledge = DeveloperKnowledgeServicer(
-            store, developer_knowledge_data_store
-        )
         self._server: grpc.Server | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
@@ -104,12 +109,25 @@ class EmulatorServer:
 
     def __repr__(self) -> str:
         state = f"listening on {self.address}" if self.running else "stopped"
-        return f"EmulatorServer({state}, data_stores={list(self.store.data_store_ids)})"
+        return (
+            f"EmulatorServer({state}, data_stores={list(self.store.data_store_ids)}, "
+            f"judge={self.judge!r})"
+        )
+
+    @property
+    def store(self) -> CorpusStore:
+        """The data stores and engines it serves."""
+        return self.backend.store
+
+    @property
+    def judge(self) -> Judge:
+        """The grounding judge: script a ``ScriptedJudge`` here while the server runs."""
+        return self.backend.judge
 
     @property
     def developer_knowledge_data_store(self) -> str:
         """The data store behind the Developer Knowledge service."""
-        return self._developer_knowledge.data_store_id
+        return self.backend.developer_knowledge_data_store
 
     @property
     def address(self) -> str:
@@ -125,12 +143,7 @@ class EmulatorServer:
         return self._ready.is_set() and not self._stop.is_set()
 
     def _build(self) -> grpc.Server:
-        methods = method_table(
-            SearchServicer(self.store),
-            GroundedGenerationServicer(),
-            ConversationalSearchServicer(self.store),
-            self._developer_knowledge,
-        )
+        methods = method_table(self.backend)
         server = grpc.server(
             ThreadPoolExecutor(max_workers=self._max_workers, thread_name_prefix="emulator"),
             handlers=generic_handlers(methods, self.faults),
@@ -184,7 +197,15 @@ class EmulatorServer:
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """Block until ``stop()`` (or ``timeout``); True if stopped."""
-        return self._stop.wait(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._stop.is_set():
+            left = (
+                _WAIT_SLICE if deadline is None else min(_WAIT_SLICE, deadline - time.monotonic())
+            )
+            if left <= 0:
+                return False
+            self._stop.wait(left)
+        return True
 
     def __enter__(self) -> EmulatorServer:
         return self.start()

@@ -10,8 +10,20 @@ import google.auth
 import pytest
 from google.auth.exceptions import DefaultCredentialsError
 
-from grounding_core import DISCOVERYENGINE_EMULATOR_HOST
-from grounding_core.cli import main
+from grounding_core import (
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUT,
+    DISCOVERYENGINE_EMULATOR_HOST,
+    CallOptions,
+    DiscoveryEngineTarget,
+)
+from grounding_core.cli import build_parser, main
+from grounding_core.cli.connection import (
+    BUILTIN_DATA_STORE,
+    developer_knowledge_connection,
+    discovery_engine_connection,
+    target,
+)
 
 PARIS = "Paris is the capital of France."
 ANSWER = f"{PARIS} The Moon is made of cheese."
@@ -248,3 +260,41 @@ def test_version_and_help(capsys):
     flags = "--emulator-host --project --location --data-store --engine --search --facts --html"
     for flag in [*flags.split(), "--json", "--fail-under", "--weak-below"]:
         assert flag in help_text
+
+
+def test_search_mode_flag_and_its_old_name(capsys, host):
+    for flag in ("--search-mode", "--mode"):
+        code, out, _ = run(
+            capsys, "search", "Cape Canaveral", "--data-store", "test-docs", flag, "documents",
+            "-k", "1", "--json", *host,
+        )  # fmt: skip
+        assert code == 0
+        (chunk,) = json.loads(out)
+        assert chunk["document_id"] == "emoji"
+        assert chunk["name"] == chunk["document_name"]  # a document, not a chunk
+
+
+def test_connections_come_from_the_core_with_its_defaults(emulator, monkeypatch):
+    monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)
+    monkeypatch.delenv("GCLOUD_PROJECT", raising=False)
+    parser = build_parser()
+    args = parser.parse_args(["search", "q", "--emulator-host", emulator.address])
+    connection = discovery_engine_connection(args)
+    assert connection.call_options == CallOptions(timeout=DEFAULT_TIMEOUT, retry=DEFAULT_RETRY)
+    assert connection.project == "emulator-project"  # resolved by the core, as for the adapters
+    assert target(args, connection) == DiscoveryEngineTarget(
+        project="emulator-project", data_store=BUILTIN_DATA_STORE
+    )
+    args = parser.parse_args(
+        ["answer", "q", "--emulator-host", emulator.address, "--timeout", "4", "--no-retry",
+         "--project", "p", "--location", "eu", "--engine", "app", "--collection", "c"]
+    )  # fmt: skip
+    connection = discovery_engine_connection(args)
+    assert connection.call_options == CallOptions(timeout=4.0, retry=None)
+    assert (connection.project, connection.location) == ("p", "eu")
+    assert target(args, connection).serving_config_path == (
+        "projects/p/locations/eu/collections/c/engines/app/servingConfigs/default_search"
+    )
+    developer = developer_knowledge_connection(args)
+    assert developer.call_options == CallOptions(timeout=4.0, retry=None)
+    assert developer.clients.endpoint == emulator.address

@@ -7,6 +7,8 @@ import pytest
 
 MODULES = [
     "grounding_core.annotate",
+    "grounding_core.answering",
+    "grounding_core.check",
     "grounding_core.clients",
     "grounding_core.connection",
     "grounding_core.html_report",
@@ -14,6 +16,7 @@ MODULES = [
     "grounding_core.offsets",
     "grounding_core.render",
     "grounding_core.report",
+    "grounding_core.retrieval",
     "grounding_core.settings",
     "grounding_core.specs",
     "grounding_core.terminal",

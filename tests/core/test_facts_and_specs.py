@@ -119,8 +119,8 @@ def test_token_estimate_counts_words_punctuation_and_cjk_characters():
         ({"k": True}, "k", "k must be an integer, got bool"),
         ({"num_next_chunks": 4}, "num_next_chunks", "between 0 and 3, got 4"),
         ({"num_previous_chunks": -1}, "num_previous_chunks", "between 0 and 3"),
-        ({"mode": "documents", "num_next_chunks": 1}, "chunk_spec", "need mode='chunks'"),
-        ({"mode": "pages"}, "mode", "mode must be 'chunks' or 'documents'"),
+        ({"search_mode": "documents", "num_next_chunks": 1}, "chunk_spec", "need search_mode="),
+        ({"search_mode": "pages"}, "search_mode", "search_mode must be 'chunks' or 'documents'"),
         ({"relevance_threshold": "HIGHEST"}, "relevance_threshold", "must be one of"),
         ({"boost_spec": [("a", 1)]}, "boost_spec", "boost_spec must be a dict"),
         ({"filter": 3}, "filter", "filter must be a string"),
@@ -157,5 +157,5 @@ def test_good_grounding_spec_bounds():
 def test_answer_spec_limits():
     with pytest.raises(InputError, match="max_return_results must be between 1 and 100"):
         AnswerSpec(max_return_results=0)
-    with pytest.raises(InputError, match="mode must be"):
-        AnswerSpec(mode="x")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="search_mode must be"):
+        AnswerSpec(search_mode="x")  # type: ignore[arg-type]

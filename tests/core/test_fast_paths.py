@@ -31,8 +31,8 @@ TARGET = DiscoveryEngineTarget(project="p", data_store="docs")
 
 
 def _proto_plus_search_request(query: str, spec: ChunkSearchSpec) -> de.SearchRequest:
-    content: dict[str, Any] = {"search_result_mode": SEARCH_RESULT_MODES[spec.mode]}
-    if spec.mode == "chunks":
+    content: dict[str, Any] = {"search_result_mode": SEARCH_RESULT_MODES[spec.search_mode]}
+    if spec.search_mode == "chunks":
         content["chunk_spec"] = {
             "num_previous_chunks": spec.num_previous_chunks,
             "num_next_chunks": spec.num_next_chunks,
@@ -57,7 +57,7 @@ def _proto_plus_search_request(query: str, spec: ChunkSearchSpec) -> de.SearchRe
     [
         ChunkSearchSpec(),
         ChunkSearchSpec(k=500, num_previous_chunks=2, num_next_chunks=3),
-        ChunkSearchSpec(k=3, mode="documents", relevance_threshold="lowest"),
+        ChunkSearchSpec(k=3, search_mode="documents", relevance_threshold="lowest"),
         ChunkSearchSpec(filter='lang: ANY("en")', order_by="title", relevance_threshold="high"),
         ChunkSearchSpec(boost_spec={"condition_boost_specs": [{"condition": "x", "boost": 0.5}]}),
     ],

@@ -11,6 +11,7 @@ from grounding_core.records import (
     GroundedAnswer,
     GroundingResult,
     GroundingSource,
+    GroundingSupport,
     SourceChunk,
 )
 from grounding_core.render import UNSUPPORTED_MARK, answer_markdown, grounding_markdown
@@ -133,21 +134,63 @@ def test_markdown_of_an_uncited_answer_has_no_source_list():
 
 def test_answer_markdown_and_metadata():
     ref = SourceChunk(name="r0", content="c", title="Lists", uri="https://docs.python.org/3/x")
+    other = SourceChunk(name="r1", content="d", title="Done", uri="https://docs.python.org/3/y")
     text = "Lists 📋 are mutable. Done."
     citation = AnswerCitation(0, 20, 0, 23, text[:20], (0,), (ref,))
-    answer = GroundedAnswer(text, (citation,), (ref,), grounding_score=0.9)
+    # A reference index the service got wrong has no id (and no reference) to give.
+    support = GroundingSupport(21, 26, 24, 29, "Done.", 0.75, True, (1, 5), (other,))
+    answer = GroundedAnswer(
+        text,
+        (citation,),
+        (ref, other),
+        grounding_score=0.9,
+        grounding_supports=(support,),
+        state="SUCCEEDED",
+        related_questions=("What is a tuple?",),
+        name="answers/a1",
+        session="sessions/s1",
+    )
     assert answer_markdown(answer) == (
         "Lists 📋 are mutable.[1] Done.\n\n**Sources**\n\n1. [Lists](https://docs.python.org/3/x)"
     )
     metadata = answer_metadata(answer)
-    assert metadata["citations"] == [
-        {
-            "text": "Lists 📋 are mutable.",
-            "start": 0,
-            "end": 20,
-            "byte_start": 0,
-            "byte_end": 23,
-            "reference_indices": [0],
-        }
-    ]
-    assert metadata["grounding_score"] == 0.9
+    assert json.loads(json.dumps(metadata)) == metadata
+    assert metadata == {
+        "grounding_score": 0.9,
+        "citations": [
+            {
+                "text": "Lists 📋 are mutable.",
+                "start": 0,
+                "end": 20,
+                "byte_start": 0,
+                "byte_end": 23,
+                "reference_indices": [0],
+                "source_ids": ["r0"],
+            }
+        ],
+        "grounding_supports": [
+            {
+                "text": "Done.",
+                "start": 21,
+                "end": 26,
+                "byte_start": 24,
+                "byte_end": 29,
+                "reference_indices": [1, 5],
+                "source_ids": ["r1"],
+                "score": 0.75,
+                "grounding_check_required": True,
+            }
+        ],
+        "state": "SUCCEEDED",
+        "skipped_reasons": [],
+        "related_questions": ["What is a tuple?"],
+        "answer_name": "answers/a1",
+        "session": "sessions/s1",
+    }
+
+
+def test_skipped_answer_metadata():
+    metadata = answer_metadata(GroundedAnswer("", skipped_reasons=("NO_RELEVANT_CONTENT",)))
+    assert metadata["skipped_reasons"] == ["NO_RELEVANT_CONTENT"]
+    assert (metadata["citations"], metadata["grounding_supports"]) == ([], [])
+    assert metadata["grounding_score"] is None

@@ -1,6 +1,6 @@
 import pytest
 
-from grounding_core import GroundingReport, UngroundedAnswerError
+from grounding_core import GroundingReport, InputError, UngroundedAnswerError
 from grounding_core.metadata import grounding_source
 
 from .test_metadata_render import result
@@ -40,15 +40,48 @@ def test_passed_and_enforce():
 def test_failed_check_report():
     failed = GroundingReport(None, sources=("d",), grounding_sources=(), error="UNAVAILABLE")
     assert (failed.support_score, failed.passed, failed.claims) == (None, False, ())
-    assert failed.metadata() == {"support_score": None, "passed": False, "error": "UNAVAILABLE"}
+    assert failed.metadata() == {
+        "support_score": None,
+        "passed": False,
+        "error": "UNAVAILABLE",
+        "source_ids": ["0"],
+    }
     assert failed.markdown() == ""
 
 
-def test_metadata_includes_passed():
+def test_metadata_includes_passed_and_the_source_ids():
     metadata = report().metadata()
     assert metadata["passed"] is True
     assert metadata["error"] is None
     assert len(metadata["claims"]) == 4
+    # no ids given: the sources are named by their positions
+    assert metadata["source_ids"] == ["0", "1", "2"]
+    assert [c["source_ids"] for c in metadata["claims"]] == [["0"], ["2", "0"], [], []]
+    assert [c["source_indices"] for c in metadata["claims"]] == [[0], [2, 0], [], []]
+
+
+def test_metadata_names_the_sources_by_their_ids():
+    named = report(source_ids=("a", "b", "c"))
+    assert named.source_ids == ("a", "b", "c")
+    metadata = named.metadata()
+    assert metadata["source_ids"] == ["a", "b", "c"]
+    assert [c["source_ids"] for c in metadata["claims"]] == [["a"], ["c", "a"], [], []]
+    # the rest of the metadata does not depend on the ids
+    plain = report().metadata()
+    assert {k: v for k, v in metadata.items() if k not in ("source_ids", "claims")} == {
+        k: v for k, v in plain.items() if k not in ("source_ids", "claims")
+    }
+    for with_ids, without in zip(metadata["claims"], plain["claims"], strict=True):
+        assert set(with_ids) == set(without)
+        assert {k: v for k, v in with_ids.items() if k != "source_ids"} == {
+            k: v for k, v in without.items() if k != "source_ids"
+        }
+
+
+def test_one_id_per_source():
+    with pytest.raises(InputError, match="source_ids has 2 ids for 3 sources") as info:
+        report(source_ids=("a", "b"))
+    assert info.value.field == "source_ids"
 
 
 def test_grounding_source_drops_bulky_and_empty_metadata():
@@ -69,7 +102,13 @@ def test_grounding_source_drops_bulky_and_empty_metadata():
 
 def test_failed_report_keeps_the_sources_and_says_why():
     error = TimeoutError("too slow")
-    failed = GroundingReport.failed(("d",), (grounding_source("t", {}),), error, 0.7)
+    source = grounding_source("t", {})
+    failed = GroundingReport.failed(("d",), (source,), error, 0.7)
     assert (failed.result, failed.sources, failed.min_support_score) == (None, ("d",), 0.7)
+    assert failed.grounding_sources == (source,)
     assert failed.error == "TimeoutError: too slow"
+    assert failed.source_ids == ("0",)
     assert not failed.passed
+    named = GroundingReport.failed(("d",), (source,), error, 0.7, ["doc-d"])
+    assert named.source_ids == ("doc-d",)
+    assert named.metadata()["source_ids"] == ["doc-d"]

@@ -44,7 +44,7 @@ def test_chunk_search_request():
 
 
 def test_document_search_request_has_no_chunk_spec():
-    request = search_request(TARGET, "q", ChunkSearchSpec(k=5, mode="documents"))
+    request = search_request(TARGET, "q", ChunkSearchSpec(k=5, search_mode="documents"))
     assert request.page_size == 5
     assert request.content_search_spec.search_result_mode == MODE.DOCUMENTS
     assert "chunk_spec" not in request.content_search_spec

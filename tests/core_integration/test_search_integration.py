@@ -48,7 +48,7 @@ def test_k_beyond_one_page_collects_several_pages(de_clients, test_target):
 def test_engine_target_and_documents_mode(de_clients):
     target = DiscoveryEngineTarget(project=PROJECT, engine="test-app")
     documents = search_chunks(
-        de_clients, target, "Cape Canaveral", ChunkSearchSpec(k=2, mode="documents")
+        de_clients, target, "Cape Canaveral", ChunkSearchSpec(k=2, search_mode="documents")
     )
     assert documents[0].document_id == "emoji"
     assert documents[0].uri == "https://example.com/rockets"

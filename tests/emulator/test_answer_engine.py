@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_emulator import DataStore
+from grounding_emulator import DataStore, LexicalJudge, ScriptedJudge
 from grounding_emulator.answer import engine
 from grounding_emulator.answer.engine import AnswerParams, generate_answer
 from grounding_emulator.corpus.reading import document_from_mapping
-from grounding_emulator.grounding.lexical.engine import CheckOutcome
 from tests.emulator.fake_embedder import FakeEmbedder
 
 SHARED = "The lighthouse lamp is lit at dusk by the keeper."
@@ -59,8 +58,11 @@ def bm25():
     return store()
 
 
-def answer(snapshot, query, **fields):
-    return generate_answer(snapshot, AnswerParams(query=query, **fields))
+LEXICAL = LexicalJudge()
+
+
+def answer(snapshot, query, judge=LEXICAL, **fields):
+    return generate_answer(snapshot, AnswerParams(query=query, **fields), judge)
 
 
 def cited_texts(result):
@@ -169,19 +171,32 @@ def test_jail_breaking_query_is_skipped_when_asked(bm25):
     assert "ninety stairs" in unflagged.text
 
 
-@pytest.mark.parametrize(
-    ("level", "score", "kept"),
-    [("LOW", 0.25, False), ("LOW", 0.5, True), ("HIGH", 0.5, False), ("", 0.0, True)],
-)
-def test_filtering_level_withdraws_low_grounded_answers(bm25, monkeypatch, level, score, kept):
-    def check(text, facts):
-        return CheckOutcome(support_score=score, claims=())
+LAMP = "The lighthouse lamp is lit at dusk by the keeper."
+STAIRS = "The keeper climbs ninety stairs to reach the lamp."
 
-    monkeypatch.setattr(engine, "check_grounding", check)
-    result = answer(bm25, "keeper lamp stairs", filtering_level=level)
+
+@pytest.mark.parametrize(
+    ("level", "unsupported", "score", "kept"),
+    [
+        ("LOW", (LAMP, STAIRS), 0.0, False),
+        ("LOW", (STAIRS,), 0.5, True),
+        ("HIGH", (STAIRS,), 0.5, False),
+        ("HIGH", (), 1.0, True),
+        ("", (LAMP, STAIRS), 0.0, True),
+    ],
+)
+def test_filtering_level_withdraws_low_grounded_answers(bm25, level, unsupported, score, kept):
+    judge = ScriptedJudge()
+    for text in unsupported:
+        judge.unsupported_if_contains(text, score=0.25)
+    result = answer(bm25, "keeper lamp stairs", judge=judge, filtering_level=level)
     if kept:
-        assert result.text
+        assert result.text == f"{LAMP} {STAIRS}"
         assert result.grounding_score == score
+        assert [(s.reference_indices, s.score) for s in result.supports] == [
+            ((), 0.25) if text in unsupported else ((0, 1) if text == LAMP else (0,), 1.0)
+            for text in (LAMP, STAIRS)
+        ]
     else:
         assert (result.text, result.skipped_reasons) == ("", ("LOW_GROUNDED_ANSWER",))
 

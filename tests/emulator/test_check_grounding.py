@@ -6,7 +6,6 @@ import pytest
 from google.cloud import discoveryengine_v1 as de
 from google.cloud import discoveryengine_v1alpha, discoveryengine_v1beta
 
-from grounding_emulator.grounding import check as grounding_check
 from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, versioned_client
 
 FACTS = [
@@ -77,23 +76,6 @@ def test_claim_scores_only_when_enabled(grounding_client):
     )
     assert all(0 <= c.score <= 1 for c in scored.claims)
     assert scored.claims[0].score > scored.claims[3].score
-
-
-@pytest.mark.parametrize(
-    ("spec", "expected"),
-    [({}, 0.6), ({"citation_threshold": 0.0}, 0.0), ({"citation_threshold": 0.9}, 0.9)],
-)
-def test_citation_threshold_reaches_the_checker(grounding_client, monkeypatch, spec, expected):
-    seen = []
-    real = grounding_check.check_grounding
-
-    def spy(answer, facts, *, citation_threshold):
-        seen.append(citation_threshold)
-        return real(answer, facts, citation_threshold=citation_threshold)
-
-    monkeypatch.setattr(grounding_check, "check_grounding", spy)
-    grounding_client.check_grounding(request=request(**spec), **ONCE)
-    assert seen == [pytest.approx(expected)]
 
 
 def test_no_facts_means_no_support(grounding_client):

@@ -16,6 +16,8 @@ MODULES = [
     "grounding_emulator.corpus.store",
     "grounding_emulator.corpus.tokens",
     "grounding_emulator.corpus.unwrap",
+    "grounding_emulator.grounding.judge",
+    "grounding_emulator.grounding.scripted",
 ]
 
 

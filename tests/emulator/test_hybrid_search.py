@@ -9,7 +9,7 @@ import pytest
 from google.cloud import discoveryengine_v1 as de
 
 from grounding_core.clients import DiscoveryEngineClients
-from grounding_emulator import CorpusStore, DataStore, EmulatorServer
+from grounding_emulator import CorpusStore, DataStore, EmulatorServer, LexicalJudge
 from grounding_emulator.answer.engine import AnswerParams, generate_answer
 from grounding_emulator.corpus.embeddings import CachingEmbedder, passage_text, sentence_texts
 from grounding_emulator.corpus.reading import document_from_mapping
@@ -206,7 +206,7 @@ def test_answers_use_the_sentence_vectors_instead_of_the_model():
     embedder = FakeEmbedder()
     snapshot = build(embedder)
     embedded = embedder.passages_embedded
-    answer = generate_answer(snapshot, AnswerParams(query=PARAPHRASE))
+    answer = generate_answer(snapshot, AnswerParams(query=PARAPHRASE), LexicalJudge())
     assert "break statement" in answer.text
     assert embedder.passages_embedded == embedded  # no sentence was embedded again
     vector = embedder.embed_query(PARAPHRASE)

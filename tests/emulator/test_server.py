@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from google.api_core import exceptions as core_exceptions
 
@@ -85,3 +88,14 @@ def test_ipv6_loopback():
         assert server.address == f"[::1]:{server.port}"
     finally:
         server.stop()
+
+
+def test_wait_for_termination_waits_until_stopped_or_the_timeout():
+    server = EmulatorServer(CorpusStore()).start()
+    started = time.monotonic()
+    assert server.wait_for_termination(0.3) is False
+    assert 0.3 <= time.monotonic() - started < 2
+    threading.Timer(0.3, server.stop).start()
+    assert server.wait_for_termination() is True  # wakes in slices, so signal handlers run
+    assert server.wait_for_termination(0) is True
+    assert not server.running

@@ -8,6 +8,7 @@ import pytest
 MODULES = [
     "grounding_emulator.grounding.claims",
     "grounding_emulator.grounding.lexical.engine",
+    "grounding_emulator.grounding.lexical.judge",
     "grounding_emulator.grounding.lexical.text_features",
 ]
 

@@ -19,8 +19,16 @@ def check_citations(out):
             answer.encode()[citation["byte_start"] : citation["byte_end"]].decode()
             == (citation["text"])
         )
-        for index in citation["document_indices"]:
+        assert citation["reference_indices"]
+        for index in citation["reference_indices"]:
             assert isinstance(out["documents"][index], Document)
+        ids = [out["documents"][i].id for i in citation["reference_indices"]]
+        assert citation["source_ids"] == ids
+    record = out["grounded_answer"]
+    assert record.answer_text == answer
+    assert [d.id for d in out["documents"]] == [r.name for r in record.references]
+    assert out["grounding_score"] == record.grounding_score
+    assert out["skipped_reasons"] == list(record.skipped_reasons) == []
 
 
 def test_discovery_engine_answer(emulator):
@@ -36,7 +44,28 @@ def test_discovery_engine_answer(emulator):
     )
     record = out["grounded_answer"]
     assert record.grounding_score is not None
+    assert out["grounding_supports"] == []  # only with include_grounding_supports
+    assert out["state"] == "SUCCEEDED"
     assert "**Sources**" in answer_markdown(record)
+
+
+def test_grounding_supports_on_request(emulator):
+    answerer = DiscoveryEngineAnswer(
+        project_id=PROJECT,
+        data_store_id="test-docs",
+        emulator_host=emulator.address,
+        include_grounding_supports=True,
+        filter="rank = 3",
+    )
+    out = answerer.invoke("lighthouse keeper logbook")
+    check_citations(out)
+    assert out["grounding_supports"]
+    for support in out["grounding_supports"]:
+        assert out["answer"][support["start"] : support["end"]] == support["text"]
+        assert support["source_ids"] == [
+            out["documents"][i].id for i in support["reference_indices"]
+        ]
+        assert 0.0 <= support["score"] <= 1.0
 
 
 def test_discovery_engine_answer_non_ascii(emulator):
@@ -64,7 +93,10 @@ def test_no_answer_found(emulator):
     )
     out = answerer.invoke("zeppelin quasar xylophone")
     assert out["grounded_answer"].skipped
+    assert out["skipped_reasons"] == list(out["grounded_answer"].skipped_reasons)
+    assert out["skipped_reasons"]
     assert out["citations"] == []
+    assert out["documents"] == []
 
 
 def test_developer_knowledge_answer(emulator):

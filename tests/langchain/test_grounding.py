@@ -9,8 +9,14 @@ from langchain_core.documents import Document
 from langchain_core.messages import AIMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.runnables import RunnableParallel, RunnablePassthrough
+from pydantic import ValidationError
 
-from grounding_core import InputError, ServiceUnavailableError, UngroundedAnswerError
+from grounding_core import (
+    DEFAULT_FALLBACK_ANSWER,
+    InputError,
+    ServiceUnavailableError,
+    UngroundedAnswerError,
+)
 from langchain_grounding import (
     AsyncGroundingCallbackHandler,
     DiscoveryEngineRetriever,
@@ -120,6 +126,22 @@ def test_emoji_answer_with_aimessage(checker):
     assert message.text[claim["start"] : claim["end"]] == claim["text"]
     assert claim["byte_end"] - claim["byte_start"] == len(claim["text"].encode())
     assert claim["source_indices"] == [0]
+    # a Document without an id is named by its position (docs/metadata.md)
+    assert claim["source_ids"] == grounding["source_ids"] == ["0"]
+
+
+def test_metadata_names_documents_by_their_ids(checker):
+    docs = [
+        Document(id="doc-moon", page_content="The Moon orbits the Earth."),
+        Document(page_content="Paris is the capital of France."),
+    ]
+    message = AIMessage(content="Paris is the capital of France.")
+    out = checker.invoke({"answer": message, "documents": docs})
+    grounding = out["answer"].response_metadata["grounding"]
+    assert grounding == out["grounding"].metadata()
+    assert grounding["source_ids"] == ["doc-moon", "1"]
+    assert grounding["claims"][0]["source_ids"] == ["1"]
+    assert out["grounding"].source_ids == ("doc-moon", "1")
 
 
 def test_empty_document_does_not_shift_citations(checker):
@@ -276,6 +298,29 @@ def test_checker_errors_name_the_cause(checker, emulator):
     quick = checker.model_copy(update={"retry": None})
     with pytest.raises(ServiceUnavailableError, match="CheckGrounding on projects/test-project"):
         quick.invoke({"answer": "x", "documents": ["y"]})
+
+
+def test_the_check_follows_the_fields(checker):
+    check = checker.grounding_check
+    assert check.grounding_config == (
+        "projects/test-project/locations/global/groundingConfigs/default_grounding_config"
+    )
+    assert (check.spec.citation_threshold, check.spec.enable_claim_level_score) == (0.6, False)
+    assert (check.min_support_score, check.on_ungrounded, check.on_error) == (
+        0.6,
+        "annotate",
+        "raise",
+    )
+    assert check.fallback_answer == checker.fallback_answer == DEFAULT_FALLBACK_ANSWER
+    assert check.connection is checker.connection
+    copied = checker.model_copy(update={"retry": None, "min_support_score": 0.9})
+    assert copied.grounding_check.connection.call_options.retry is None
+    assert copied.grounding_check.min_support_score == 0.9
+    assert checker.grounding_check is check  # the original is left alone
+    copied.on_ungrounded = "fallback"
+    assert copied.grounding_check.on_ungrounded == "fallback"
+    with pytest.raises(ValidationError, match="min_support_score"):
+        GroundingChecker(project_id=PROJECT, min_support_score=1.5)
 
 
 def test_checker_retries_transient_failures(checker, emulator):

@@ -181,3 +181,30 @@ async def test_developer_knowledge_async_and_filter(emulator):
     assert all(d.metadata["data_source"] == "docs.python.org" for d in docs)
     none = await retriever.ainvoke("exceptions", filter='data_source = "nowhere.example"')
     assert none == []
+
+
+def test_assigned_fields_take_effect(retriever):
+    connection = retriever.search.connection
+    retriever.k = 2
+    retriever.filter = 'group: ANY("even")'
+    docs = retriever.invoke("lighthouse")
+    assert len(docs) == 2
+    assert {d.metadata["struct_data"]["group"] for d in docs} == {"even"}
+    assert retriever.search.connection is connection  # no connection field changed
+    retriever.timeout = 5.0
+    assert retriever.search.connection is not connection
+    assert retriever.search.connection.call_options.timeout == 5.0
+    with pytest.raises(ValidationError, match="greater than or equal to 1"):
+        retriever.k = 0
+
+
+def test_the_retrievers_wrap_the_core_search(retriever, emulator):
+    search = retriever.search
+    assert search.target == retriever.target
+    assert search.target.serving_config_path.endswith(
+        "/dataStores/test-docs/servingConfigs/default_search"
+    )
+    assert (search.spec.k, search.spec.search_mode) == (3, "chunks")
+    assert search.connection.call_options.timeout == 30.0
+    developer = DeveloperKnowledgeRetriever(emulator_host=emulator.address)
+    assert (developer.search.spec.k, developer.search.spec.filter) == (5, "")

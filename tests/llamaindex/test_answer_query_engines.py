@@ -32,7 +32,7 @@ def check_citations(response):
         encoded = answer.encode()[citation["byte_start"] : citation["byte_end"]]
         assert encoded.decode() == citation["text"]
         assert citation["reference_indices"]
-        assert citation["node_ids"] == [ids[i] for i in citation["reference_indices"]]
+        assert citation["source_ids"] == [ids[i] for i in citation["reference_indices"]]
     record = response.metadata["grounded_answer"]
     assert isinstance(record, GroundedAnswer)
     assert record.answer_text == answer
@@ -124,6 +124,7 @@ def test_unknown_engine(emulator):
         ({}, ConfigurationError, "no data store and no engine"),
         ({"engine_id": "e", "max_return_results": 0}, InputError, "between 1 and 100"),
         ({"engine_id": "e", "search_mode": "pages"}, InputError, "search_mode must be"),
+        ({"engine_id": "e", "boost_spec": "up"}, InputError, "boost_spec must be a dict"),
         ({"data_store_id": "d", "session": "s1"}, ConfigurationError, "sessions belong to engines"),
     ],
 )
@@ -161,3 +162,18 @@ def test_developer_knowledge_bad_input(emulator):
     engine = DeveloperKnowledgeAnswerQueryEngine(emulator_host=emulator.address)
     with pytest.raises(InputError, match="the API accepts at most 500"):
         engine.query("why " * 200)
+    with pytest.raises(InputError, match="at most 500 characters"):
+        engine.filter = "x" * 501
+    assert engine.filter == ""
+
+
+def test_developer_knowledge_filter_can_change_between_queries(emulator):
+    engine = DeveloperKnowledgeAnswerQueryEngine(emulator_host=emulator.address)
+    engine.filter = 'data_source = "nowhere.example"'
+    assert engine.answering.filter == 'data_source = "nowhere.example"'
+    response = engine.query("What does the yield statement do?")
+    assert (response.response, response.source_nodes, response.metadata["citations"]) == (
+        "",
+        [],
+        [],
+    )

@@ -65,7 +65,7 @@ def test_evaluate_with_contexts(evaluator):
     assert [c["status"] for c in claims] == ["supported", "unsupported"]
     # the empty context is skipped as a fact, yet citations point at the right context
     assert claims[0]["source_indices"] == [1]
-    assert claims[0]["node_ids"] == ["1"]
+    assert claims[0]["source_ids"] == ["1"]
     assert result.report.claims[0].sources == (CHUNK,)
     dumped = result.model_dump()
     assert "report" not in dumped
@@ -108,7 +108,7 @@ def test_evaluate_response_cites_the_source_nodes(evaluator, retriever):
     assert result.passing is False
     assert result.score == pytest.approx(0.5)
     assert result.report.claims[0].sources == (response.source_nodes[0],)
-    assert result.grounding["claims"][0]["node_ids"] == [response.source_nodes[0].node.node_id]
+    assert result.grounding["claims"][0]["source_ids"] == [response.source_nodes[0].node.node_id]
     assert result.contexts == [n.node.text for n in response.source_nodes]
     assert result.response == response.response
 

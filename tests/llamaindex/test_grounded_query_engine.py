@@ -72,19 +72,22 @@ def assert_mock_llm_grounding(response):
     grounding = response.metadata["grounding"]
     report = response.metadata["grounding_report"]
     ids = [n.node.node_id for n in response.source_nodes]
-    assert grounding["source_node_ids"] == ids
+    assert grounding["source_ids"] == ids
     assert ids[0].endswith("/documents/page-13/chunks/c1")
+    # the keys of the shared schema only (docs/metadata.md: renamed in this release)
+    assert "source_node_ids" not in grounding
+    assert all("node_ids" not in claim for claim in grounding["claims"])
     # what the synthesizer put in the metadata (node id -> node metadata) is kept
     for node in response.source_nodes:
         assert response.metadata[node.node.node_id] == node.node.metadata
     assert_spans_slice(answer, grounding)
     keeper = claim_containing(grounding, KEEPER)
     assert keeper["status"] == "supported"
-    assert keeper["node_ids"] == [ids[0]]
+    assert keeper["source_ids"] == [ids[0]]
     assert keeper["source_indices"] == [0]
     instruction = claim_containing(grounding, "Given the context information")
     assert instruction["status"] != "supported"  # unsupported (or, for a checker, not a claim)
-    assert instruction["node_ids"] == []
+    assert instruction["source_ids"] == []
     assert 0.0 < grounding["support_score"] < 1.0
     assert grounding["support_score"] == report.support_score
     assert grounding["passed"] is report.passed
@@ -120,7 +123,7 @@ async def test_aquery_checks_on_the_async_client(emulator, retriever, monkeypatc
     def no_sync_check(*args, **kwargs):
         raise AssertionError("the sync client was used by aquery")
 
-    monkeypatch.setattr("llamaindex_grounding._checking.check_sources", no_sync_check)
+    monkeypatch.setattr("grounding_core.check.check_sources", no_sync_check)
     response = await grounded(emulator, retriever).aquery(QUESTION)
     assert response.metadata["grounding"]["error"] is None
 
@@ -171,7 +174,7 @@ def test_unsupported_claim_is_detected(emulator, retriever):
     grounding = response.metadata["grounding"]
     assert [c["status"] for c in grounding["claims"]] == ["supported", "unsupported"]
     assert [c["text"] for c in grounding["claims"]] == [KEEPER, UNSUPPORTED]
-    assert grounding["claims"][1]["node_ids"] == []
+    assert grounding["claims"][1]["source_ids"] == []
     assert grounding["unsupported_claims"] == 1
     assert grounding["support_score"] == pytest.approx(0.5)
     assert grounding["passed"] is False
@@ -196,7 +199,7 @@ def test_non_ascii_answer_spans_slice_exactly(emulator, retriever):
     assert (first["start"], first["end"]) == (0, 12)
     assert (first["byte_start"], first["byte_end"]) == (0, 36)
     assert first["status"] == "supported"
-    assert first["node_ids"] == [response.source_nodes[0].node.node_id]
+    assert first["source_ids"] == [response.source_nodes[0].node.node_id]
     assert response.source_nodes[0].node.metadata["document_id"] == "cjk-ja"
     assert all(isinstance(c["score"], float) for c in grounding["claims"])
 
@@ -304,7 +307,7 @@ def test_a_failed_check_keeps_the_answer(emulator, retriever, caplog):
     assert grounding["support_score"] is None
     assert grounding["passed"] is False
     assert grounding["error"].startswith("ServiceUnavailableError: CheckGrounding on projects/")
-    assert grounding["source_node_ids"] == [n.node.node_id for n in response.source_nodes]
+    assert grounding["source_ids"] == [n.node.node_id for n in response.source_nodes]
     assert response.metadata["grounding_report"].result is None
     assert "the grounding check failed; the answer is kept" in caplog.text
 
@@ -413,7 +416,11 @@ def test_too_many_source_nodes_is_an_input_error(emulator):
     [
         ({"on_ungrounded": "ignore"}, ConfigurationError, "on_ungrounded must be"),
         ({"on_error": "swallow"}, ConfigurationError, "on_error must be 'record' or 'raise'"),
-        ({"citation_threshold": 1.5}, InputError, "citation_threshold must be a number between"),
+        (
+            {"citation_threshold": 1.5},
+            ConfigurationError,
+            "citation_threshold must be a number between",
+        ),
         ({"min_support_score": -0.1}, ConfigurationError, "min_support_score must be a number"),
         ({"fallback_answer": None}, ConfigurationError, "fallback_answer must be a string"),
         (

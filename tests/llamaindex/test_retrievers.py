@@ -6,8 +6,13 @@ import pytest
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore, ObjectType
 
-from grounding_core import ConfigurationError, InputError, NotFoundError, RetryPolicy
-from grounding_core.metadata import CHUNK_PROSE_KEYS
+from grounding_core import (
+    CHUNK_PROSE_KEYS,
+    ConfigurationError,
+    InputError,
+    NotFoundError,
+    RetryPolicy,
+)
 from llamaindex_grounding import DeveloperKnowledgeRetriever, DiscoveryEngineRetriever
 
 from .conftest import PROJECT
@@ -188,9 +193,7 @@ async def test_async_retrieve_uses_the_async_client(retriever, monkeypatch):
     def no_sync_search(*args, **kwargs):
         raise AssertionError("the sync client was used by aretrieve")
 
-    monkeypatch.setattr(
-        "llamaindex_grounding.discovery_engine_retriever.search_chunks", no_sync_search
-    )
+    monkeypatch.setattr(retriever.search.connection.clients, "search", no_sync_search)
     nodes = await retriever.aretrieve("lighthouse keeper number 241")
     assert nodes[0].node.metadata["document_id"] == "page-24"
 
@@ -222,7 +225,7 @@ def test_empty_query_is_refused(retriever):
         (
             {"data_store_id": "d", "search_mode": "documents", "num_next_chunks": 1},
             InputError,
-            "need mode='chunks'",
+            "need search_mode='chunks'",
         ),
         ({"data_store_id": "d", "search_mode": "pages"}, InputError, "search_mode must be"),
         ({"data_store_id": "d", "relevance_threshold": "huge"}, InputError, "relevance_threshold"),

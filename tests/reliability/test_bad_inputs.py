@@ -136,9 +136,9 @@ CASES = [
     ),
     (
         "neighbours in documents mode",
-        lambda e: ChunkSearchSpec(mode="documents", num_previous_chunks=1),
+        lambda e: ChunkSearchSpec(search_mode="documents", num_previous_chunks=1),
         InputError,
-        ["need mode='chunks'"],
+        ["need search_mode='chunks'"],
     ),
     (
         "bad relevance threshold",

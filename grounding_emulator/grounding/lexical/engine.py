@@ -1,8 +1,9 @@
 """The emulator's grounding checker (CheckGrounding semantics), pure: no gRPC, no protos.
 
 ``check_grounding(answer, facts)`` splits the answer into claims (one sentence, one list item, one
-table row: :mod:`claims`), decides which claims need a check (:mod:`checkworthiness`), and scores
-every checked claim against every fact (:mod:`entailment`):
+table row: :mod:`claims`), then ``check_claims`` (what the lexical judge runs) decides which claims
+need a check (:mod:`checkworthiness`) and scores every checked claim against every fact
+(:mod:`entailment`):
 
 - a fact is **cited** by a claim when its entailment score is at least ``citation_threshold``
   (0.6 by default); citations are ordered best first;
@@ -27,9 +28,9 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from grounding_emulator.grounding.claims import split_segments
+from grounding_emulator.grounding.judge import Claim, Fact, claims_of, support_score
 from grounding_emulator.grounding.lexical.checkworthiness import needs_grounding_check
 from grounding_emulator.grounding.lexical.entailment import (
     ClaimProfile,
@@ -43,7 +44,7 @@ from grounding_emulator.grounding.lexical.entailment import (
 from grounding_emulator.grounding.lexical.lexicon import words
 from grounding_emulator.grounding.lexical.text_features import Analyzer, guess_language
 
-__all__ = ["CheckOutcome", "CheckedClaim", "Fact", "check_grounding"]
+__all__ = ["CheckOutcome", "CheckedClaim", "Fact", "check_claims", "check_grounding"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,14 +54,6 @@ _COORDINATORS = words(
     "and or both plus also well , ; und sowie et ainsi y e ed en и 和 与 與 及 と や 및 와 과 و और"
 )
 _WINDOWS_TRIED = 3
-
-
-@dataclass(frozen=True, slots=True)
-class Fact:
-    """A fact of a CheckGrounding request; a ``title`` attribute counts as part of its topic."""
-
-    text: str
-    attributes: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +119,8 @@ def check_grounding(
     """Check every claim of ``answer`` against ``facts``; cite facts scoring >= threshold.
 
     ``language`` (a Snowball name such as ``"english"``) picks the stemmer for Latin-script
-    words; by default it is guessed from the answer.
+    words; by default it is guessed from the claims. A fact's ``title`` attribute counts as
+    part of its topic.
 
     >>> facts = [Fact("Cloud Run scales to zero when there is no traffic.")]
     >>> outcome = check_grounding("Cloud Run scales to zero. It is 10x faster. Thanks!", facts)
@@ -136,33 +130,42 @@ def check_grounding(
     >>> outcome.support_score
     0.5
     """
-    analyzer = Analyzer(language or guess_language(answer))
+    claims = check_claims(
+        claims_of(answer), facts, citation_threshold=citation_threshold, language=language
+    )
+    return CheckOutcome(support_score=support_score(claims), claims=claims)
+
+
+def check_claims(
+    claims: Sequence[Claim],
+    facts: Sequence[Fact],
+    *,
+    citation_threshold: float,
+    language: str | None = None,
+) -> tuple[CheckedClaim, ...]:
+    """``check_grounding`` on claims already split out of an answer (every claim of it: the
+    others' words help tell names from common words). The language is guessed from the claims'
+    text unless given."""
+    analyzer = Analyzer(language or guess_language(" ".join(c.text for c in claims)))
     premises = [
         _premise(analyzer.language, fact.text, fact.attributes.get("title", "")) for fact in facts
     ]
-    segments = split_segments(answer)
-    analyzed = [
-        analyzer.analyze(_without_hedge(answer[s.start : s.end]), claim=True) for s in segments
-    ]
+    analyzed = [analyzer.analyze(_without_hedge(c.text), claim=True) for c in claims]
     votes: Counter[str] = Counter()
     for features in [*(p.features for p in premises), *analyzed]:
         votes.update(features.proper_votes)
     proper_names = frozenset(k for k, v in votes.items() if v > 0)
-    claims = []
-    for segment, features in zip(segments, analyzed, strict=True):
-        text = answer[segment.start : segment.end]
+    checked = []
+    for segment, features in zip(claims, analyzed, strict=True):
+        text = segment.text
         if not needs_grounding_check(text, segment.kind, features):
-            claims.append(CheckedClaim(segment.start, segment.end, text, False, (), 0.0))
+            checked.append(CheckedClaim(segment.start, segment.end, text, False, (), 0.0))
             continue
         claim = prepare_claim(features, proper_names)
         cited, score, problems = _cite(claim, premises, analyzer, citation_threshold)
         logger.debug("claim %r: score %.3f, cited %s, %s", text, score, cited, problems)
-        claims.append(CheckedClaim(segment.start, segment.end, text, True, cited, score, problems))
-    checked = [c for c in claims if c.grounding_check_required]
-    supported = sum(1 for c in checked if c.fact_indices)
-    return CheckOutcome(
-        support_score=supported / len(checked) if checked else 0.0, claims=tuple(claims)
-    )
+        checked.append(CheckedClaim(segment.start, segment.end, text, True, cited, score, problems))
+    return tuple(checked)
 
 
 def _cite(

@@ -1,8 +1,9 @@
 """The retrieval evaluation set over the built-in corpus, and its metrics.
 
-``tests/data/retrieval_eval.jsonl`` holds natural questions about the Python language reference
-(the emulator's built-in ``python-docs`` data store), most of them paraphrased (they avoid the
-words of the text that answers them), each with the ids of the documents that answer it.
+``retrieval_eval.jsonl`` (shipped with this package) holds natural questions about the Python
+language reference (the emulator's built-in ``python-docs`` data store), most of them
+paraphrased (they avoid the words of the text that answers them), each with the ids of the
+documents that answer it.
 Splits, each written before the design it judges:
 
 - ``design``: written before the first hybrid retrieval was designed, and looked at while
@@ -31,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grounding_emulator import DataStore
+from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.search.engine import SearchParams, chunk_hits, search
 
 __all__ = [
@@ -44,7 +45,7 @@ __all__ = [
     "ranked_documents",
 ]
 
-EVAL_FILE = Path(__file__).resolve().parents[1] / "tests" / "data" / "retrieval_eval.jsonl"
+EVAL_FILE = Path(__file__).with_name("retrieval_eval.jsonl")
 _CHUNKS_SEARCHED = 50
 
 

@@ -1,0 +1,114 @@
+"""Grounded answers as one component: a connection, what to ask and how, the sync and async call.
+
+``DiscoveryEngineAnswerQuery`` (an engine or data store, ``AnswerQuery``) and
+``DeveloperKnowledgeAnswerQuery`` (the Developer Knowledge ``AnswerQuery``) hold everything that
+is not I/O; ``answer`` and ``aanswer`` make the call (``aanswer`` on Google's async client) and
+return a ``GroundedAnswer``. The LangChain Runnables and LlamaIndex query engines wrap one of
+them and only turn the record into their framework's output, with ``answer_metadata`` as it is.
+
+Options are checked when the component is built: ``ConfigurationError`` for the target (a
+session needs an engine), ``InputError`` for the answer options (both ``ValueError``, both
+naming the field).
+
+>>> answering = DiscoveryEngineAnswerQuery.create(
+...     DiscoveryEngineConnection.create(project_id="p", emulator_host="localhost:8123"),
+...     engine_id="docs-app",
+...     include_grounding_supports=True,
+... )
+>>> answering.spec.max_return_results, answering.spec.include_grounding_supports
+(10, True)
+>>> answering.answer("How do I open a file?").answer_text  # doctest: +SKIP
+'Use the built-in open() function ...'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .answers import (
+    aanswer_developer_query,
+    aanswer_query,
+    answer_developer_query,
+    answer_query,
+    check_developer_filter,
+)
+from .connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
+from .records import GroundedAnswer
+from .settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG, DiscoveryEngineTarget
+from .specs import AnswerSpec
+
+__all__ = ["DeveloperKnowledgeAnswerQuery", "DiscoveryEngineAnswerQuery"]
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryEngineAnswerQuery:
+    """Discovery Engine ``answerQuery`` on an engine (the usual target) or a data store."""
+
+    connection: DiscoveryEngineConnection
+    target: DiscoveryEngineTarget
+    spec: AnswerSpec
+
+    def __post_init__(self) -> None:
+        if self.spec.session is not None:
+            self.target.session_path(self.spec.session)  # sessions need an engine: fail now
+
+    @classmethod
+    def create(
+        cls,
+        connection: DiscoveryEngineConnection,
+        *,
+        engine_id: str | None = None,
+        data_store_id: str | None = None,
+        collection: str | None = DEFAULT_COLLECTION,
+        serving_config_id: str = DEFAULT_SERVING_CONFIG,
+        **options: Any,
+    ) -> DiscoveryEngineAnswerQuery:
+        """The answers of ``engine_id`` or ``data_store_id`` (exactly one) over ``connection``;
+        ``options`` are the fields of ``AnswerSpec`` (``max_return_results``, ``filter``,
+        ``include_grounding_supports``, ``session``, ...), with its defaults."""
+        target = connection.target(
+            data_store_id=data_store_id,
+            engine_id=engine_id,
+            collection=collection,
+            serving_config_id=serving_config_id,
+        )
+        return cls(connection, target, AnswerSpec(**options))
+
+    def answer(self, query: str) -> GroundedAnswer:
+        """A grounded answer to ``query``."""
+        return answer_query(
+            self.connection.clients, self.target, query, self.spec, self.connection.call_options
+        )
+
+    async def aanswer(self, query: str) -> GroundedAnswer:
+        """Async ``answer``, on Google's async client."""
+        return await aanswer_query(
+            self.connection.clients, self.target, query, self.spec, self.connection.call_options
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DeveloperKnowledgeAnswerQuery:
+    """The Developer Knowledge API's ``answerQuery`` over Google's developer documentation.
+
+    ``filter`` (AIP-160, at most 500 characters) narrows the documents the answer may use.
+    """
+
+    connection: DeveloperKnowledgeConnection
+    filter: str = ""
+
+    def __post_init__(self) -> None:
+        check_developer_filter(self.filter)
+
+    def answer(self, query: str) -> GroundedAnswer:
+        """A grounded answer to ``query``."""
+        return answer_developer_query(
+            self.connection.clients, query, self.filter, self.connection.call_options
+        )
+
+    async def aanswer(self, query: str) -> GroundedAnswer:
+        """Async ``answer``, on Google's async client."""
+        return await aanswer_developer_query(
+            self.connection.clients, query, self.filter, self.connection.call_options
+        )

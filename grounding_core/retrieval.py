@@ -1,0 +1,163 @@
+"""Chunk search as one component: a connection, what to search and how, the sync and async call.
+
+``DiscoveryEngineChunkSearch`` (a data store or engine, ``Search`` in chunk or document mode)
+and ``DeveloperKnowledgeChunkSearch`` (``SearchDocumentChunks``) hold everything that is not
+I/O, as httpx's ``BaseClient`` does for its two clients; ``search`` and ``asearch`` make the call
+(``asearch`` on Google's async client). The LangChain and LlamaIndex retrievers wrap one of them
+and only turn the ``SourceChunk`` records into their framework's objects.
+
+``create`` builds a component from plain settings over a connection (whose ``create`` checks
+the project, location, timeout and retry policy) and checks them all at once: a bad id or an
+incomplete target raises ``ConfigurationError``, a search option beyond the API's limits
+``InputError`` (both ``ValueError``, both naming the field).
+
+>>> search = DiscoveryEngineChunkSearch.create(
+...     DiscoveryEngineConnection.create(project_id="p", emulator_host="localhost:8123"),
+...     data_store_id="docs",
+... )
+>>> search.target.serving_config_path  # doctest: +ELLIPSIS
+'projects/p/locations/global/collections/default_collection/dataStores/docs/servingConfigs/...'
+>>> search.spec.k, search.replace(k=2).spec.k
+(10, 2)
+>>> search.search("what is a generator?", k=2)  # doctest: +SKIP
+[SourceChunk(name='projects/p/.../chunks/c0', content='Generators are ...', ...), ...]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from .connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
+from .records import SourceChunk
+from .search import (
+    asearch_chunks,
+    asearch_developer_knowledge,
+    search_chunks,
+    search_developer_knowledge,
+)
+from .settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG, DiscoveryEngineTarget
+from .specs import ChunkSearchSpec, DeveloperKnowledgeSearchSpec
+
+__all__ = ["DeveloperKnowledgeChunkSearch", "DiscoveryEngineChunkSearch"]
+
+SpecT = TypeVar("SpecT", ChunkSearchSpec, DeveloperKnowledgeSearchSpec)
+
+
+def spec_for_call(spec: SpecT, k: int | None, filter: str | None) -> SpecT:
+    """``spec`` with the per-call ``k`` and ``filter`` that were given (validated again)."""
+    if k is None and filter is None:
+        return spec
+    return dataclasses.replace(
+        spec, k=spec.k if k is None else k, filter=spec.filter if filter is None else filter
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryEngineChunkSearch:
+    """Search of a Discovery Engine (Vertex AI Search) data store or engine.
+
+    ``search(query, k=..., filter=...)`` returns the top chunks as ``SourceChunk`` records;
+    ``k`` and ``filter`` default to the spec's.
+    """
+
+    connection: DiscoveryEngineConnection
+    target: DiscoveryEngineTarget
+    spec: ChunkSearchSpec
+
+    @classmethod
+    def create(
+        cls,
+        connection: DiscoveryEngineConnection,
+        *,
+        data_store_id: str | None = None,
+        engine_id: str | None = None,
+        collection: str | None = DEFAULT_COLLECTION,
+        serving_config_id: str = DEFAULT_SERVING_CONFIG,
+        **options: Any,
+    ) -> DiscoveryEngineChunkSearch:
+        """The search of ``data_store_id`` or ``engine_id`` (exactly one) over ``connection``;
+        ``options`` are the fields of ``ChunkSearchSpec`` (``k``, ``filter``, ``search_mode``,
+        ...), with its defaults."""
+        target = connection.target(
+            data_store_id=data_store_id,
+            engine_id=engine_id,
+            collection=collection,
+            serving_config_id=serving_config_id,
+        )
+        return cls(connection, target, ChunkSearchSpec(**options))
+
+    def replace(self, **changes: Any) -> DiscoveryEngineChunkSearch:
+        """A copy whose spec has some options changed (validated again)."""
+        return dataclasses.replace(self, spec=dataclasses.replace(self.spec, **changes))
+
+    def search(
+        self, query: str, *, k: int | None = None, filter: str | None = None
+    ) -> list[SourceChunk]:
+        """The top ``k`` chunks for ``query``."""
+        return search_chunks(
+            self.connection.clients,
+            self.target,
+            query,
+            spec_for_call(self.spec, k, filter),
+            self.connection.call_options,
+        )
+
+    async def asearch(
+        self, query: str, *, k: int | None = None, filter: str | None = None
+    ) -> list[SourceChunk]:
+        """Async ``search``, on Google's async client."""
+        return await asearch_chunks(
+            self.connection.clients,
+            self.target,
+            query,
+            spec_for_call(self.spec, k, filter),
+            self.connection.call_options,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DeveloperKnowledgeChunkSearch:
+    """Search of Google's developer documentation (Developer Knowledge ``SearchDocumentChunks``).
+
+    ``filter``: AIP-160 on ``data_source``, ``uri``, ``update_time``, ``content_length_bytes``
+    (at most 500 characters); ``k`` and ``filter`` can change per call.
+    """
+
+    connection: DeveloperKnowledgeConnection
+    spec: DeveloperKnowledgeSearchSpec
+
+    @classmethod
+    def create(
+        cls, connection: DeveloperKnowledgeConnection, **options: Any
+    ) -> DeveloperKnowledgeChunkSearch:
+        """The search over ``connection``; ``options`` are the fields of
+        ``DeveloperKnowledgeSearchSpec`` (``k``, ``filter``), with its defaults."""
+        return cls(connection, DeveloperKnowledgeSearchSpec(**options))
+
+    def replace(self, **changes: Any) -> DeveloperKnowledgeChunkSearch:
+        """A copy whose spec has some options changed (validated again)."""
+        return dataclasses.replace(self, spec=dataclasses.replace(self.spec, **changes))
+
+    def search(
+        self, query: str, *, k: int | None = None, filter: str | None = None
+    ) -> list[SourceChunk]:
+        """The top ``k`` chunks for ``query``."""
+        return search_developer_knowledge(
+            self.connection.clients,
+            query,
+            spec_for_call(self.spec, k, filter),
+            self.connection.call_options,
+        )
+
+    async def asearch(
+        self, query: str, *, k: int | None = None, filter: str | None = None
+    ) -> list[SourceChunk]:
+        """Async ``search``, on Google's async client."""
+        return await asearch_developer_knowledge(
+            self.connection.clients,
+            query,
+            spec_for_call(self.spec, k, filter),
+            self.connection.call_options,
+        )

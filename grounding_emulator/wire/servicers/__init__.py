@@ -1,0 +1,25 @@
+"""One servicer per Google service, each registering itself (``registry.py``).
+
+Importing this package defines, and so registers, every servicer: ``search`` (SearchService),
+``grounded_generation`` (GroundedGenerationService), ``conversational_search``
+(ConversationalSearchService), ``developer_knowledge`` (DeveloperKnowledge). They share one
+``Backend`` (``backend.py``).
+"""
+
+from grounding_emulator.wire.servicers.backend import Backend
+from grounding_emulator.wire.servicers.conversational_search import ConversationalSearchServicer
+from grounding_emulator.wire.servicers.developer_knowledge import DeveloperKnowledgeServicer
+from grounding_emulator.wire.servicers.grounded_generation import GroundedGenerationServicer
+from grounding_emulator.wire.servicers.registry import Method, Servicer, method_table
+from grounding_emulator.wire.servicers.search import SearchServicer
+
+__all__ = [
+    "Backend",
+    "ConversationalSearchServicer",
+    "DeveloperKnowledgeServicer",
+    "GroundedGenerationServicer",
+    "Method",
+    "SearchServicer",
+    "Servicer",
+    "method_table",
+]

@@ -1,0 +1,245 @@
+"""Surviving mutants that change no observable behaviour, with the reason (``make mutation``).
+
+Each entry names the function (``module.function`` or ``module.Class.method``) and the mutated
+code as ``mutmut show`` prints it (the added lines, stripped), so that an entry survives the
+renumbering of mutants when other code of the function changes. ``tests.core.mutation_score``
+counts these out of the score and reports entries that no longer match a survivor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """A surviving mutant that no test can kill, and why."""
+
+    function: str
+    change: str
+    reason: str
+
+
+CODEC_CASE = "codec names are case-insensitive"
+FALSY_NONE = "None is falsy, like the False it replaces"
+STYLE_CASE = "rich parses style names case-insensitively: the terminal output is the same"
+
+
+def _each(function: str, reason: str, *changes: str) -> tuple[Equivalent, ...]:
+    return tuple(Equivalent(function, change, reason) for change in changes)
+
+
+EQUIVALENT: tuple[Equivalent, ...] = (
+    # -- offsets
+    *_each(
+        "grounding_core.offsets.Utf8Offsets.__init__",
+        CODEC_CASE,
+        'codepoints = np.frombuffer(text.encode("UTF-32-LE", "surrogatepass"), dtype="<u4")',
+    ),
+    *_each(
+        "grounding_core.offsets.Utf8Offsets.__init__",
+        "float64 widths and offsets are exact integers below 2**53, and every read of the "
+        "table goes through int()",
+        "+ (codepoints >= 0x80).astype(None)",
+        "starts = np.zeros(len(text) + 1, dtype=None)",
+        "starts = np.zeros(len(text) + 1, )",
+    ),
+    # -- facts
+    *_each("grounding_core.facts._check_encodable", CODEC_CASE, 'text.encode("UTF-8")'),
+    *_each(
+        "grounding_core.facts.attributes_from_metadata",
+        FALSY_NONE,
+        "attributes[str(key)] = json.dumps(value, ensure_ascii=None, default=str)",
+    ),
+    *_each(
+        "grounding_core.facts.check_answer_candidate",
+        "a text of n characters has at most n tokens, so an answer of at most 4,096 characters "
+        "passes whether its tokens are counted or not (the shortcut only saves time)",
+        "tokens = estimate_tokens(answer) if (len(answer) > MAX_ANSWER_TOKENS) or True else 0",
+        "tokens = estimate_tokens(answer) if len(answer) >= MAX_ANSWER_TOKENS else 0",
+        "tokens = estimate_tokens(answer) if len(answer) > MAX_ANSWER_TOKENS else 1",
+    ),
+    # -- records
+    *_each(
+        "grounding_core.records.GroundingResult._repr_html_",
+        FALSY_NONE,
+        "return grounding_html(self, full_document=None)",
+    ),
+    *_each(
+        "grounding_core.records.GroundedAnswer._repr_html_",
+        FALSY_NONE,
+        "return answer_html(self, full_document=None)",
+    ),
+    # -- annotate
+    *_each(
+        "grounding_core.annotate.annotate_grounding",
+        "the tag only keeps text keys apart from source-index keys; any tag does",
+        'key = source_index if source_index is not None else ("XXtextXX", chunk.text)',
+        'key = source_index if source_index is not None else ("TEXT", chunk.text)',
+    ),
+    *_each(
+        "grounding_core.annotate.AnnotatedText.pieces",
+        "a located segment has 0 <= start < end, so its end is never 0",
+        "start, end = segment.start or 0, segment.end or 1",
+    ),
+    # -- convert
+    *_each(
+        "grounding_core.convert._document_text",
+        "a missing text is dropped by the isinstance(p, str) filter, whatever the default",
+        "parts = [p.get(text_key, None) for p in derived.get(key, ()) if isinstance(p, dict)]",
+        "parts = [p.get(text_key, ) for p in derived.get(key, ()) if isinstance(p, dict)]",
+    ),
+    *_each(
+        "grounding_core.convert._Spans.__init__",
+        "str.find(x, None) searches from 0, as str.find(x, 0) does",
+        "self._search_from = None",
+    ),
+    *_each(
+        "grounding_core.convert._Spans._repair",
+        FALSY_NONE,
+        "start = self.offsets.nearest_char(byte_start, round_up=None)",
+    ),
+    *_each(
+        "grounding_core.convert._Spans._repair",
+        "a match at 0 from the cursor means the cursor is 0, and the search from the start "
+        "finds the same match",
+        "if found <= 0:",
+        "if found < 1:",
+    ),
+    *_each(
+        "grounding_core.convert._Spans.span",
+        "rfind and find are both negative exactly when the text does not occur",
+        "if self.text.rfind(expected) < 0:",
+    ),
+    # -- terminal
+    *_each(
+        "grounding_core.terminal._summary",
+        STYLE_CASE,
+        'line.append(f"{score_label} ", style="BOLD")',
+        'line.append("n/a" if text.score is None else f"{text.score:.2f}", style="BOLD")',
+        'line.append(f" · passed (minimum {min_score:.2f})", style="GREEN")',
+        'line.append(f" · below the minimum {min_score:.2f}", style="BOLD RED")',
+        'style="DIM",',
+        'line.append(f"{count} {_LABELS[level]}", style=LEVEL_STYLES[level] if count else "DIM")',
+    ),
+    *_each(
+        "grounding_core.terminal._body",
+        STYLE_CASE,
+        'body.append("".join(f"[{n}]" for n in segment.numbers), style="CYAN")',
+        'body.append(mark, style="BOLD RED" if segment.level == "unsupported" else "yellow")',
+        'body.append(mark, style="bold red" if segment.level == "unsupported" else "YELLOW")',
+    ),
+    *_each(
+        "grounding_core.terminal._sources",
+        STYLE_CASE,
+        'lines = Text("Sources", style="BOLD")',
+        'lines.append(f"\\n  [{source.number}] ", style="CYAN")',
+        'lines.append(f"  {source.uri}", style="DIM")',
+    ),
+    *_each(
+        "grounding_core.terminal.annotated_rich",
+        STYLE_CASE,
+        'lines = Text("Unsupported claims", style="BOLD RED")',
+        'lines.append("\\n  ✘ ", style="RED")',
+    ),
+    *_each(
+        "grounding_core.terminal.annotated_rich",
+        "the mark is drawn in the heading's bold red already; an unknown style adds nothing",
+        'lines.append("\\n  ✘ ", style="XXredXX")',
+    ),
+    *_each(
+        "grounding_core.terminal.answer_rich",
+        STYLE_CASE,
+        'return Text(f"No answer ({\', \'.join(answer.skipped_reasons)})", style="YELLOW")',
+    ),
+    # -- html_report
+    *_each(
+        "grounding_core.html_report._prefix",
+        "repr() escapes lone surrogates, so the encoding never meets a character to replace",
+        'digest = hashlib.sha256(repr((title, text)).encode("utf-8", "XXreplaceXX")).hexdigest()',
+        'digest = hashlib.sha256(repr((title, text)).encode("utf-8", "REPLACE")).hexdigest()',
+        'digest = hashlib.sha256(repr((title, text)).encode("utf-8", )).hexdigest()',
+    ),
+    *_each(
+        "grounding_core.html_report._prefix",
+        CODEC_CASE,
+        'digest = hashlib.sha256(repr((title, text)).encode("UTF-8", "replace")).hexdigest()',
+    ),
+    *_each(
+        "grounding_core.html_report._sha256",
+        CODEC_CASE,
+        'return "\'sha256-" + base64.b64encode(digest).decode("ASCII") + "\'"',
+        'digest = hashlib.sha256(source.encode("UTF-8")).digest()',
+    ),
+    *_each(
+        "grounding_core.html_report._text",
+        CODEC_CASE,
+        'clean = value.encode("utf-8", "replace").decode("UTF-8")  # lone surrogates -> \'?\'',
+        'clean = value.encode("UTF-8", "replace").decode("utf-8")  # lone surrogates -> \'?\'',
+    ),
+    *_each(
+        "grounding_core.html_report._text",
+        "quote=True is html.escape's default",
+        'return html.escape(_CONTROLS.sub("\\ufffd", clean), )',
+    ),
+    *_each(
+        "grounding_core.html_report.answer_html",
+        "an answer's report never reads weak_below: answers have no weak level and no "
+        "grounding legend",
+        "weak_below=None,",
+    ),
+    *_each(
+        "grounding_core.html_report.answer_html",
+        "extra is still empty here: = and += give the same text",
+        "extra = f'<p class=\"gk-error\">The service gave no answer ({_text(reasons)}).</p>'",
+    ),
+    # -- metadata
+    *_each(
+        "grounding_core.metadata.chunk_metadata",
+        "the condition only saves a comprehension: over an empty field it gives the same empty "
+        "value",
+        "{k: list(v) for k, v in chunk.model_scores.items()} if (chunk.model_scores) or True "
+        "else {}",
+        "[neighbour_metadata(c) for c in chunk.previous_chunks] if (chunk.previous_chunks) or True "
+        "else []",
+        "[neighbour_metadata(c) for c in chunk.next_chunks] if (chunk.next_chunks) or True else []",
+        "[a.to_dict() for a in chunk.annotation_metadata] if (chunk.annotation_metadata) or True "
+        "else []",
+    ),
+    *_each(
+        "grounding_core.metadata.rank_signals_metadata",
+        "what the first filter lets through, the second drops: None, () and {} become None, [] "
+        "and {}",
+        "if value is None or value == () and value == {}:",
+        "if value is None and value == () or value == {}:",
+    ),
+    *_each(
+        "grounding_core.metadata.rank_signals_metadata",
+        "to_jsonable returns a float unchanged",
+        "if type(None) is not float:",
+    ),
+    *_each(
+        "grounding_core.metadata.rank_signals_metadata",
+        "with the record's types only the last field (precomputed values as an empty list) "
+        "reaches this line, where break ends the loop as continue does",
+        "break",
+    ),
+    # -- report
+    *_each(
+        "grounding_core.report.GroundingReport.__rich__",
+        STYLE_CASE,
+        'return Text(f"The grounding check failed: {self.error}", style="BOLD RED")',
+    ),
+    *_each(
+        "grounding_core.report.GroundingReport._repr_html_",
+        FALSY_NONE,
+        "return self.html(full_document=None)",
+    ),
+    *_each(
+        "grounding_core.report.GroundingReport.metadata",
+        "the metadata's claims are built from the same result: the lengths always agree",
+        'for claim_metadata, claim in zip(base["claims"], self.result.claims, strict=None):',
+        'for claim_metadata, claim in zip(base["claims"], self.result.claims, ):',
+        'for claim_metadata, claim in zip(base["claims"], self.result.claims, strict=False):',
+    ),
+)

