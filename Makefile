@@ -42,7 +42,7 @@ bench: $(VENV)/.installed-test
 MUTANTS ?=
 MUTATION_CHILDREN ?= 2
 $(VENV)/.installed-mutmut: | $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet 'mutmut>=3.2'
+	$(BIN)/python -m pip install --quiet 'mutmut>=3.8'
 	touch $@
 
 mutation: $(VENV)/.installed-test $(VENV)/.installed-mutmut
@@ -51,4 +51,4 @@ mutation: $(VENV)/.installed-test $(VENV)/.installed-mutmut
 	$(BIN)/python -m tests.core.mutation_score
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache mutants
