@@ -26,7 +26,13 @@ from .clients import (
     DeveloperKnowledgeClients,
     DiscoveryEngineClients,
 )
-from .connection import ClientOptionsArg, DeveloperKnowledgeConnection, DiscoveryEngineConnection
+from .connection import (
+    ClientOptionsArg,
+    DeveloperKnowledgeConnection,
+    DeveloperKnowledgeConnectionArgs,
+    DiscoveryEngineConnection,
+    DiscoveryEngineConnectionArgs,
+)
 from .errors import (
     ConfigurationError,
     DeadlineExceededError,
@@ -138,11 +144,13 @@ __all__ = [
     "DeveloperKnowledgeChunkSearch",
     "DeveloperKnowledgeClients",
     "DeveloperKnowledgeConnection",
+    "DeveloperKnowledgeConnectionArgs",
     "DeveloperKnowledgeSearchSpec",
     "DiscoveryEngineAnswerQuery",
     "DiscoveryEngineChunkSearch",
     "DiscoveryEngineClients",
     "DiscoveryEngineConnection",
+    "DiscoveryEngineConnectionArgs",
     "DiscoveryEngineTarget",
     "ErrorPolicy",
     "GroundedAnswer",

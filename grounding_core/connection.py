@@ -11,13 +11,25 @@ the client factory and kept only there (its repr never shows them).
 'projects/p/locations/global/collections/default_collection/dataStores/docs/servingConfigs/...'
 >>> connection.grounding_config_path()
 'projects/p/locations/global/groundingConfigs/default_grounding_config'
+
+``DiscoveryEngineConnectionArgs`` and ``DeveloperKnowledgeConnectionArgs`` are the keyword
+arguments of the two ``create`` methods as one type, for components that take them as
+``**connection`` and hand them on (the defaults are ``create``'s):
+
+>>> import inspect
+>>> parameters = inspect.signature(DiscoveryEngineConnection.create).parameters
+>>> sorted(DiscoveryEngineConnectionArgs.__optional_keys__) == sorted(parameters)
+True
+>>> parameters = inspect.signature(DeveloperKnowledgeConnection.create).parameters
+>>> sorted(DeveloperKnowledgeConnectionArgs.__optional_keys__) == sorted(parameters)
+True
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from google.api_core.client_options import ClientOptions
 from google.auth.credentials import Credentials
@@ -40,10 +52,31 @@ from .settings import (
 __all__ = [
     "ClientOptionsArg",
     "DeveloperKnowledgeConnection",
+    "DeveloperKnowledgeConnectionArgs",
     "DiscoveryEngineConnection",
+    "DiscoveryEngineConnectionArgs",
 ]
 
 ClientOptionsArg = ClientOptions | Mapping[str, Any] | None
+
+
+class DeveloperKnowledgeConnectionArgs(TypedDict, total=False):
+    """The keyword arguments of ``DeveloperKnowledgeConnection.create`` (any may be left out:
+    ``create``'s defaults apply)."""
+
+    emulator_host: str | None
+    credentials: Credentials | None
+    client_options: ClientOptionsArg
+    timeout: float
+    retry: RetryPolicy | None
+
+
+class DiscoveryEngineConnectionArgs(DeveloperKnowledgeConnectionArgs, total=False):
+    """The keyword arguments of ``DiscoveryEngineConnection.create``: the Developer Knowledge
+    ones, a project and a location."""
+
+    project_id: str | None
+    location: str
 
 
 class _Closing:

@@ -20,8 +20,10 @@ from grounding_core import (
     CallOptions,
     DeveloperKnowledgeClients,
     DeveloperKnowledgeConnection,
+    DeveloperKnowledgeConnectionArgs,
     DiscoveryEngineClients,
     DiscoveryEngineConnection,
+    DiscoveryEngineConnectionArgs,
     RetryPolicy,
 )
 
@@ -55,8 +57,8 @@ class _Settings(BaseModel):
     )
 
     # The fields the core connection is built from: assigning one drops the connection.
-    _connection_fields: ClassVar[frozenset[str]] = frozenset(
-        {"emulator_host", "credentials", "client_options", "timeout", "retry"}
+    _connection_fields: ClassVar[frozenset[str]] = (
+        DeveloperKnowledgeConnectionArgs.__optional_keys__
     )
     _connection: DiscoveryEngineConnection | DeveloperKnowledgeConnection | None = PrivateAttr(
         default=None
@@ -94,7 +96,7 @@ class DiscoveryEngineSettings(_Settings):
         default=DEFAULT_LOCATION, description="global, us, eu, ... (picks the endpoint)"
     )
 
-    _connection_fields = _Settings._connection_fields | {"project_id", "location"}
+    _connection_fields = DiscoveryEngineConnectionArgs.__optional_keys__
     _connection: DiscoveryEngineConnection | None = PrivateAttr(default=None)
 
     @property

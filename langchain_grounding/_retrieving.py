@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
     CallbackManagerForRetrieverRun,
@@ -16,12 +18,19 @@ from .documents import chunk_to_document
 
 __all__ = ["ChunkRetriever"]
 
+SearchT = TypeVar("SearchT", DiscoveryEngineChunkSearch, DeveloperKnowledgeChunkSearch)
 
-class ChunkRetriever(BaseRetriever):
+
+class ChunkRetriever(BaseRetriever, Generic[SearchT]):
     """A retriever over a core chunk search (built by the subclass's validator); ``k`` and
     ``filter`` also per call (``retriever.invoke(query, k=3)``)."""
 
-    _search: DiscoveryEngineChunkSearch | DeveloperKnowledgeChunkSearch = PrivateAttr()
+    _search: SearchT = PrivateAttr()
+
+    @property
+    def search(self) -> SearchT:
+        """The core search this retriever wraps."""
+        return self._search
 
     def _get_relevant_documents(
         self,

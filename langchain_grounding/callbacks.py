@@ -20,7 +20,7 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 
-from grounding_core import GroundingCheck, GroundingError
+from grounding_core import GroundingCheck, GroundingError, GroundingSource
 
 from .documents import add_new_documents, answer_text, find_answer, find_documents
 from .grounding_checker import GroundingChecker, LangChainGroundingReport, checked_documents
@@ -97,8 +97,12 @@ class _GroundingCollector:
             return next(reversed(self.reports.values()), None)
 
     def _to_check(
-        self, outputs: Any, run_id: UUID
-    ) -> tuple[str | BaseMessage, list[Document | str]] | None:
+        self, outputs: Any, run_id: UUID, parent_run_id: UUID | None
+    ) -> tuple[str, Sequence[Document | str], list[GroundingSource], list[str]] | None:
+        """What ``GroundingCheck.run`` takes when an outermost run ends with an answer (its
+        documents: those in its output, else those its retrievers returned), else ``None``."""
+        if parent_run_id is not None:
+            return None
         collected: list[Document | str] = list(self._runs.finish(run_id))
         try:
             answer = find_answer(outputs)
@@ -109,7 +113,8 @@ class _GroundingCollector:
         if not isinstance(answer, str | BaseMessage):
             logger.debug("run %s: its output is not an answer (%s)", run_id, type(answer))
             return None
-        return answer, in_output if in_output is not None else collected
+        documents = in_output if in_output is not None else collected
+        return (answer_text(answer), *checked_documents(documents))
 
     @property
     def _check(self) -> GroundingCheck:
@@ -187,14 +192,9 @@ class GroundingCallbackHandler(_GroundingCollector, BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """When the outermost run ends, check its answer against the collected documents."""
-        if parent_run_id is not None:
-            return
-        found = self._to_check(outputs, run_id)
-        if found is None:
-            return
-        answer, documents = found
-        outcome = self._check.run(answer_text(answer), *checked_documents(documents))
-        self._store(run_id, outcome.report)
+        found = self._to_check(outputs, run_id, parent_run_id)
+        if found is not None:
+            self._store(run_id, self._check.run(*found).report)
 
     def on_chain_error(
         self,
@@ -263,14 +263,9 @@ class AsyncGroundingCallbackHandler(_GroundingCollector, AsyncCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """When the outermost run ends, check its answer against the collected documents."""
-        if parent_run_id is not None:
-            return
-        found = self._to_check(outputs, run_id)
-        if found is None:
-            return
-        answer, documents = found
-        outcome = await self._check.arun(answer_text(answer), *checked_documents(documents))
-        self._store(run_id, outcome.report)
+        found = self._to_check(outputs, run_id, parent_run_id)
+        if found is not None:
+            self._store(run_id, (await self._check.arun(*found)).report)
 
     async def on_chain_error(
         self,

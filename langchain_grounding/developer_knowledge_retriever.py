@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import Field, model_validator
 
 from grounding_core import DEFAULT_DEVELOPER_KNOWLEDGE_K, DeveloperKnowledgeChunkSearch
 
@@ -12,7 +12,9 @@ from ._retrieving import ChunkRetriever
 __all__ = ["DeveloperKnowledgeRetriever"]
 
 
-class DeveloperKnowledgeRetriever(DeveloperKnowledgeSettings, ChunkRetriever):
+class DeveloperKnowledgeRetriever(
+    DeveloperKnowledgeSettings, ChunkRetriever[DeveloperKnowledgeChunkSearch]
+):
     """Chunks of the Developer Knowledge corpus (``SearchDocumentChunks``) as Documents.
 
     Setup:
@@ -48,16 +50,9 @@ class DeveloperKnowledgeRetriever(DeveloperKnowledgeSettings, ChunkRetriever):
     )
     filter: str = Field(default="", max_length=500)
 
-    _search: DeveloperKnowledgeChunkSearch = PrivateAttr()
-
     @model_validator(mode="after")
     def _build_search(self) -> DeveloperKnowledgeRetriever:
         self._search = DeveloperKnowledgeChunkSearch.create(
             self.connection, k=self.k, filter=self.filter
         )
         return self
-
-    @property
-    def search(self) -> DeveloperKnowledgeChunkSearch:
-        """The core search this retriever wraps."""
-        return self._search

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.retrievers import LangSmithRetrieverParams
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import Field, model_validator
 
 from grounding_core import (
     DEFAULT_COLLECTION,
@@ -24,7 +24,7 @@ from ._retrieving import ChunkRetriever
 __all__ = ["DiscoveryEngineRetriever"]
 
 
-class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever):
+class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[DiscoveryEngineChunkSearch]):
     """Chunks of a Discovery Engine (Vertex AI Search) data store or engine, as Documents.
 
     Setup:
@@ -85,8 +85,6 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever):
     relevance_threshold: RelevanceThreshold | None = None
     search_mode: SearchResultMode = "chunks"
 
-    _search: DiscoveryEngineChunkSearch = PrivateAttr()
-
     @model_validator(mode="after")
     def _build_search(self) -> DiscoveryEngineRetriever:
         # The whole target and spec are validated now, not at the first query.
@@ -106,11 +104,6 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever):
             search_mode=self.search_mode,
         )
         return self
-
-    @property
-    def search(self) -> DiscoveryEngineChunkSearch:
-        """The core search this retriever wraps."""
-        return self._search
 
     @property
     def target(self) -> DiscoveryEngineTarget:

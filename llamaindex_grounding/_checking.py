@@ -4,7 +4,8 @@ between a ``GroundingCheckStartEvent`` and a ``GroundingCheckEndEvent``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TypeVar
 
 import llama_index.core.instrumentation as instrument
@@ -55,16 +56,11 @@ class NodeGroundingChecker(GroundingCheck):
         source_ids: Sequence[str] = (),
     ) -> GroundingReport[S]:
         """``GroundingCheck.check`` between the start and end events."""
-        self._start(answer, source_ids)
-        try:
+        with self._events(answer, sources, grounding_sources, source_ids):
             report: GroundingReport[S] = super().check(
                 answer, sources, grounding_sources, source_ids
             )
-        except Exception as exc:
-            self._end(self._failed(sources, grounding_sources, exc, source_ids))
-            raise
-        self._end(report)
-        return report
+        return _ended(report)
 
     @dispatcher.span
     async def acheck(
@@ -75,32 +71,33 @@ class NodeGroundingChecker(GroundingCheck):
         source_ids: Sequence[str] = (),
     ) -> GroundingReport[S]:
         """Async ``check`` on Google's async client."""
-        self._start(answer, source_ids)
-        try:
+        with self._events(answer, sources, grounding_sources, source_ids):
             report: GroundingReport[S] = await super().acheck(
                 answer, sources, grounding_sources, source_ids
             )
-        except Exception as exc:
-            self._end(self._failed(sources, grounding_sources, exc, source_ids))
-            raise
-        self._end(report)
-        return report
+        return _ended(report)
 
-    def _failed(
+    @contextmanager
+    def _events(
         self,
+        answer: str,
         sources: Sequence[S],
         grounding_sources: Sequence[GroundingSource],
-        error: Exception,
         source_ids: Sequence[str],
-    ) -> GroundingReport[S]:
-        return GroundingReport.failed(
-            sources, grounding_sources, error, self.min_support_score, source_ids
-        )
-
-    @staticmethod
-    def _start(answer: str, source_ids: Sequence[str]) -> None:
+    ) -> Iterator[None]:
+        """The start event; if the check raises, the end event of its failed report."""
         dispatcher.event(GroundingCheckStartEvent(answer=answer, source_ids=list(source_ids)))
+        try:
+            yield
+        except Exception as exc:
+            _ended(
+                GroundingReport.failed(
+                    sources, grounding_sources, exc, self.min_support_score, source_ids
+                )
+            )
+            raise
 
-    @staticmethod
-    def _end(report: GroundingReport[S]) -> None:
-        dispatcher.event(GroundingCheckEndEvent(grounding=report.metadata(), error=report.error))
+
+def _ended(report: GroundingReport[S]) -> GroundingReport[S]:
+    dispatcher.event(GroundingCheckEndEvent(grounding=report.metadata(), error=report.error))
+    return report

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Generic, TypeVar
 
+from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
@@ -21,9 +22,15 @@ SearchT = TypeVar("SearchT", DiscoveryEngineChunkSearch, DeveloperKnowledgeChunk
 
 
 class ChunkRetriever(BaseRetriever, Generic[SearchT]):
-    """A retriever over a core chunk search (``self._search``, set by the subclass)."""
+    """A retriever over a core chunk search; ``aretrieve`` on Google's async client."""
 
     _search: SearchT
+
+    def __init__(
+        self, search: SearchT, callback_manager: CallbackManager | None, verbose: bool
+    ) -> None:
+        self._search = search
+        super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     @property
     def search(self) -> SearchT:

@@ -4,39 +4,28 @@ query engine."""
 from __future__ import annotations
 
 import dataclasses
-import logging
 
-from google.auth.credentials import Credentials
-from llama_index.core import Settings
-from llama_index.core.base.base_query_engine import BaseQueryEngine
-from llama_index.core.base.response.schema import Response
 from llama_index.core.callbacks import CallbackManager
-from llama_index.core.prompts.mixin import PromptMixinType
-from llama_index.core.schema import QueryBundle
+from typing_extensions import Unpack
 
 from grounding_core import (
-    DEFAULT_RETRY,
-    DEFAULT_TIMEOUT,
-    ClientOptionsArg,
     DeveloperKnowledgeAnswerQuery,
     DeveloperKnowledgeConnection,
-    RetryPolicy,
+    DeveloperKnowledgeConnectionArgs,
 )
 
-from .nodes import answer_response
+from ._answering import AnswerQueryEngine
 
 __all__ = ["DeveloperKnowledgeAnswerQueryEngine"]
 
-logger = logging.getLogger(__name__)
 
-
-class DeveloperKnowledgeAnswerQueryEngine(BaseQueryEngine):
+class DeveloperKnowledgeAnswerQueryEngine(AnswerQueryEngine[DeveloperKnowledgeAnswerQuery]):
     """A grounded answer from the Developer Knowledge API's ``answerQuery``, as a query engine.
 
     Setup:
-        On Google Cloud, credentials with the cloud-platform scope (or an API key in
-        ``client_options={"api_key": ...}``). Offline: the emulator
-        (``emulator_host`` or ``DEVELOPERKNOWLEDGE_EMULATOR_HOST``).
+        As for ``DeveloperKnowledgeRetriever``: credentials with the cloud-platform scope (or
+        an API key in ``client_options``), or the emulator (``emulator_host`` /
+        ``DEVELOPERKNOWLEDGE_EMULATOR_HOST``).
 
     Key init args:
         filter: AIP-160 (at most 500 characters), narrows the documents the answer may use.
@@ -67,33 +56,19 @@ class DeveloperKnowledgeAnswerQueryEngine(BaseQueryEngine):
         self,
         *,
         filter: str = "",
-        emulator_host: str | None = None,
-        credentials: Credentials | None = None,
-        client_options: ClientOptionsArg = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
         callback_manager: CallbackManager | None = None,
+        **connection: Unpack[DeveloperKnowledgeConnectionArgs],
     ) -> None:
-        connection = DeveloperKnowledgeConnection.create(
-            emulator_host=emulator_host,
-            credentials=credentials,
-            client_options=client_options,
-            timeout=timeout,
-            retry=retry,
+        answering = DeveloperKnowledgeAnswerQuery(
+            DeveloperKnowledgeConnection.create(**connection), filter
         )
-        self._answering = DeveloperKnowledgeAnswerQuery(connection, filter)
-        super().__init__(callback_manager or Settings.callback_manager)
+        super().__init__(answering, callback_manager)
 
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(filter={self.filter!r}, "
             f"endpoint={self._answering.connection.clients.endpoint!r})"
         )
-
-    @property
-    def answering(self) -> DeveloperKnowledgeAnswerQuery:
-        """The core answerQuery component this query engine wraps."""
-        return self._answering
 
     @property
     def filter(self) -> str:
@@ -103,16 +78,3 @@ class DeveloperKnowledgeAnswerQueryEngine(BaseQueryEngine):
     @filter.setter
     def filter(self, value: str) -> None:
         self._answering = dataclasses.replace(self._answering, filter=value)
-
-    def _get_prompt_modules(self) -> PromptMixinType:
-        return {}
-
-    def _query(self, query_bundle: QueryBundle) -> Response:
-        answer = self._answering.answer(query_bundle.query_str)
-        logger.debug("answer with %d citations", len(answer.citations))
-        return answer_response(answer)
-
-    async def _aquery(self, query_bundle: QueryBundle) -> Response:
-        answer = await self._answering.aanswer(query_bundle.query_str)
-        logger.debug("answer with %d citations", len(answer.citations))
-        return answer_response(answer)

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from google.auth.credentials import Credentials
 from llama_index.core.callbacks import CallbackManager
+from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_DEVELOPER_KNOWLEDGE_K,
-    DEFAULT_RETRY,
-    DEFAULT_TIMEOUT,
-    ClientOptionsArg,
     DeveloperKnowledgeChunkSearch,
     DeveloperKnowledgeConnection,
+    DeveloperKnowledgeConnectionArgs,
     DeveloperKnowledgeSearchSpec,
-    RetryPolicy,
     check_count,
 )
 
@@ -63,27 +60,16 @@ class DeveloperKnowledgeRetriever(ChunkRetriever[DeveloperKnowledgeChunkSearch])
         *,
         similarity_top_k: int = DEFAULT_DEVELOPER_KNOWLEDGE_K,
         filter: str = "",
-        emulator_host: str | None = None,
-        credentials: Credentials | None = None,
-        client_options: ClientOptionsArg = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
+        **connection: Unpack[DeveloperKnowledgeConnectionArgs],
     ) -> None:
-        connection = DeveloperKnowledgeConnection.create(
-            emulator_host=emulator_host,
-            credentials=credentials,
-            client_options=client_options,
-            timeout=timeout,
-            retry=retry,
-        )
-        self._search = DeveloperKnowledgeChunkSearch.create(
-            connection,
+        search = DeveloperKnowledgeChunkSearch.create(
+            DeveloperKnowledgeConnection.create(**connection),
             k=check_count("similarity_top_k", similarity_top_k, minimum=1),
             filter=filter,
         )
-        super().__init__(callback_manager=callback_manager, verbose=verbose)
+        super().__init__(search, callback_manager, verbose)
 
     def __repr__(self) -> str:
         return (

@@ -2,42 +2,30 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
-from google.auth.credentials import Credentials
-from llama_index.core import Settings
-from llama_index.core.base.base_query_engine import BaseQueryEngine
-from llama_index.core.base.response.schema import Response
 from llama_index.core.callbacks import CallbackManager
-from llama_index.core.prompts.mixin import PromptMixinType
-from llama_index.core.schema import QueryBundle
+from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_COLLECTION,
-    DEFAULT_LOCATION,
     DEFAULT_MAX_RETURN_RESULTS,
-    DEFAULT_RETRY,
     DEFAULT_SERVING_CONFIG,
-    DEFAULT_TIMEOUT,
     AnswerSpec,
-    ClientOptionsArg,
     DiscoveryEngineAnswerQuery,
     DiscoveryEngineConnection,
+    DiscoveryEngineConnectionArgs,
     DiscoveryEngineTarget,
-    RetryPolicy,
     SearchResultMode,
 )
 
-from .nodes import answer_response
+from ._answering import AnswerQueryEngine
 
 __all__ = ["DiscoveryEngineAnswerQueryEngine"]
 
-logger = logging.getLogger(__name__)
 
-
-class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
+class DiscoveryEngineAnswerQueryEngine(AnswerQueryEngine[DiscoveryEngineAnswerQuery]):
     """A grounded answer from Discovery Engine's ``answerQuery``, as a LlamaIndex query engine.
 
     Setup:
@@ -87,8 +75,6 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
         *,
         engine_id: str | None = None,
         data_store_id: str | None = None,
-        project_id: str | None = None,
-        location: str = DEFAULT_LOCATION,
         collection: str | None = DEFAULT_COLLECTION,
         serving_config_id: str = DEFAULT_SERVING_CONFIG,
         include_citations: bool = True,
@@ -103,24 +89,11 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
         include_grounding_supports: bool = False,
         related_questions: bool = False,
         session: str | None = None,
-        emulator_host: str | None = None,
-        credentials: Credentials | None = None,
-        client_options: ClientOptionsArg = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
         callback_manager: CallbackManager | None = None,
+        **connection: Unpack[DiscoveryEngineConnectionArgs],
     ) -> None:
-        connection = DiscoveryEngineConnection.create(
-            project_id=project_id,
-            location=location,
-            emulator_host=emulator_host,
-            credentials=credentials,
-            client_options=client_options,
-            timeout=timeout,
-            retry=retry,
-        )
-        self._answering = DiscoveryEngineAnswerQuery.create(
-            connection,
+        answering = DiscoveryEngineAnswerQuery.create(
+            DiscoveryEngineConnection.create(**connection),
             engine_id=engine_id,
             data_store_id=data_store_id,
             collection=collection,
@@ -138,18 +111,13 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
             related_questions=related_questions,
             session=session,
         )
-        super().__init__(callback_manager or Settings.callback_manager)
+        super().__init__(answering, callback_manager)
 
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(serving_config={self.target.serving_config_path!r}, "
             f"endpoint={self._answering.connection.clients.endpoint!r})"
         )
-
-    @property
-    def answering(self) -> DiscoveryEngineAnswerQuery:
-        """The core answerQuery component this query engine wraps."""
-        return self._answering
 
     @property
     def target(self) -> DiscoveryEngineTarget:
@@ -160,16 +128,3 @@ class DiscoveryEngineAnswerQueryEngine(BaseQueryEngine):
     def spec(self) -> AnswerSpec:
         """The answer options sent with every query."""
         return self._answering.spec
-
-    def _get_prompt_modules(self) -> PromptMixinType:
-        return {}
-
-    def _query(self, query_bundle: QueryBundle) -> Response:
-        answer = self._answering.answer(query_bundle.query_str)
-        logger.debug("answer with %d citations", len(answer.citations))
-        return answer_response(answer)
-
-    async def _aquery(self, query_bundle: QueryBundle) -> Response:
-        answer = await self._answering.aanswer(query_bundle.query_str)
-        logger.debug("answer with %d citations", len(answer.citations))
-        return answer_response(answer)

@@ -5,23 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from google.auth.credentials import Credentials
 from llama_index.core.callbacks import CallbackManager
+from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_COLLECTION,
-    DEFAULT_LOCATION,
-    DEFAULT_RETRY,
     DEFAULT_SEARCH_K,
     DEFAULT_SERVING_CONFIG,
-    DEFAULT_TIMEOUT,
     ChunkSearchSpec,
-    ClientOptionsArg,
     DiscoveryEngineChunkSearch,
     DiscoveryEngineConnection,
+    DiscoveryEngineConnectionArgs,
     DiscoveryEngineTarget,
     RelevanceThreshold,
-    RetryPolicy,
     SearchResultMode,
     check_count,
 )
@@ -91,8 +87,6 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         *,
         data_store_id: str | None = None,
         engine_id: str | None = None,
-        project_id: str | None = None,
-        location: str = DEFAULT_LOCATION,
         collection: str | None = DEFAULT_COLLECTION,
         serving_config_id: str = DEFAULT_SERVING_CONFIG,
         similarity_top_k: int = DEFAULT_SEARCH_K,
@@ -103,25 +97,12 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         num_next_chunks: int = 0,
         relevance_threshold: RelevanceThreshold | None = None,
         search_mode: SearchResultMode = "chunks",
-        emulator_host: str | None = None,
-        credentials: Credentials | None = None,
-        client_options: ClientOptionsArg = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
+        **connection: Unpack[DiscoveryEngineConnectionArgs],
     ) -> None:
-        connection = DiscoveryEngineConnection.create(
-            project_id=project_id,
-            location=location,
-            emulator_host=emulator_host,
-            credentials=credentials,
-            client_options=client_options,
-            timeout=timeout,
-            retry=retry,
-        )
-        self._search = DiscoveryEngineChunkSearch.create(
-            connection,
+        search = DiscoveryEngineChunkSearch.create(
+            DiscoveryEngineConnection.create(**connection),
             data_store_id=data_store_id,
             engine_id=engine_id,
             collection=collection,
@@ -135,7 +116,7 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
             relevance_threshold=relevance_threshold,
             search_mode=search_mode,
         )
-        super().__init__(callback_manager=callback_manager, verbose=verbose)
+        super().__init__(search, callback_manager, verbose)
 
     def __repr__(self) -> str:
         return (

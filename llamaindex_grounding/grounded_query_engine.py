@@ -6,7 +6,6 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
 from typing import Any
 
-from google.auth.credentials import Credentials
 from llama_index.core import Settings
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import (
@@ -19,22 +18,19 @@ from llama_index.core.base.response.schema import (
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import NodeWithScore, QueryBundle
+from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_CITATION_THRESHOLD,
     DEFAULT_FALLBACK_ANSWER,
     DEFAULT_GROUNDING_CONFIG,
-    DEFAULT_LOCATION,
     DEFAULT_MIN_SUPPORT_SCORE,
-    DEFAULT_RETRY,
-    DEFAULT_TIMEOUT,
-    ClientOptionsArg,
     ConfigurationError,
     DiscoveryEngineConnection,
+    DiscoveryEngineConnectionArgs,
     ErrorPolicy,
     GroundingOutcome,
     InputError,
-    RetryPolicy,
     UngroundedPolicy,
 )
 
@@ -117,8 +113,6 @@ class GroundedQueryEngine(BaseQueryEngine):
         self,
         query_engine: BaseQueryEngine,
         *,
-        project_id: str | None = None,
-        location: str = DEFAULT_LOCATION,
         grounding_config: str = DEFAULT_GROUNDING_CONFIG,
         citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
         enable_claim_level_score: bool = False,
@@ -126,12 +120,8 @@ class GroundedQueryEngine(BaseQueryEngine):
         on_ungrounded: UngroundedPolicy = "annotate",
         fallback_answer: str = DEFAULT_FALLBACK_ANSWER,
         on_error: ErrorPolicy = "record",
-        emulator_host: str | None = None,
-        credentials: Credentials | None = None,
-        client_options: ClientOptionsArg = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
         callback_manager: CallbackManager | None = None,
+        **connection: Unpack[DiscoveryEngineConnectionArgs],
     ) -> None:
         if not isinstance(query_engine, BaseQueryEngine):
             raise ConfigurationError(
@@ -140,15 +130,7 @@ class GroundedQueryEngine(BaseQueryEngine):
             )
         self._query_engine = query_engine
         self._checker = NodeGroundingChecker.create(
-            DiscoveryEngineConnection.create(
-                project_id=project_id,
-                location=location,
-                emulator_host=emulator_host,
-                credentials=credentials,
-                client_options=client_options,
-                timeout=timeout,
-                retry=retry,
-            ),
+            DiscoveryEngineConnection.create(**connection),
             grounding_config=grounding_config,
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,

@@ -5,24 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from google.auth.credentials import Credentials
 from llama_index.core.base.response.schema import Response
 from llama_index.core.evaluation import BaseEvaluator
 from llama_index.core.prompts.mixin import PromptDictType
 from llama_index.core.schema import MetadataMode, NodeWithScore
+from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_CITATION_THRESHOLD,
     DEFAULT_GROUNDING_CONFIG,
-    DEFAULT_LOCATION,
     DEFAULT_MIN_SUPPORT_SCORE,
-    DEFAULT_RETRY,
-    DEFAULT_TIMEOUT,
-    ClientOptionsArg,
     DiscoveryEngineConnection,
+    DiscoveryEngineConnectionArgs,
     GroundingReport,
     InputError,
-    RetryPolicy,
 )
 
 from ._checking import NodeGroundingChecker, checked_nodes
@@ -106,29 +102,15 @@ class GroundingEvaluator(BaseEvaluator):
     def __init__(
         self,
         *,
-        project_id: str | None = None,
-        location: str = DEFAULT_LOCATION,
         grounding_config: str = DEFAULT_GROUNDING_CONFIG,
         citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
         enable_claim_level_score: bool = False,
         min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
-        emulator_host: str | None = None,
-        credentials: Credentials | None = None,
-        client_options: ClientOptionsArg = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
+        **connection: Unpack[DiscoveryEngineConnectionArgs],
     ) -> None:
         # An evaluation without a verdict is not a verdict: a failed check raises.
         self._checker = NodeGroundingChecker.create(
-            DiscoveryEngineConnection.create(
-                project_id=project_id,
-                location=location,
-                emulator_host=emulator_host,
-                credentials=credentials,
-                client_options=client_options,
-                timeout=timeout,
-                retry=retry,
-            ),
+            DiscoveryEngineConnection.create(**connection),
             grounding_config=grounding_config,
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,

@@ -1,0 +1,53 @@
+"""What both LlamaIndex answer query engines share: the core answerQuery component they wrap
+and the calls, whose answers become ``Response``s."""
+
+from __future__ import annotations
+
+import logging
+from typing import Generic, TypeVar
+
+from llama_index.core import Settings
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.response.schema import Response
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.prompts.mixin import PromptMixinType
+from llama_index.core.schema import QueryBundle
+
+from grounding_core import DeveloperKnowledgeAnswerQuery, DiscoveryEngineAnswerQuery, GroundedAnswer
+
+from .nodes import answer_response
+
+__all__ = ["AnswerQueryEngine"]
+
+logger = logging.getLogger(__name__)
+
+AnsweringT = TypeVar("AnsweringT", DiscoveryEngineAnswerQuery, DeveloperKnowledgeAnswerQuery)
+
+
+class AnswerQueryEngine(BaseQueryEngine, Generic[AnsweringT]):
+    """A query engine over a core answerQuery component; ``aquery`` on Google's async client."""
+
+    _answering: AnsweringT
+
+    def __init__(self, answering: AnsweringT, callback_manager: CallbackManager | None) -> None:
+        self._answering = answering
+        super().__init__(callback_manager or Settings.callback_manager)
+
+    @property
+    def answering(self) -> AnsweringT:
+        """The core answerQuery component this query engine wraps."""
+        return self._answering
+
+    def _get_prompt_modules(self) -> PromptMixinType:
+        return {}
+
+    def _query(self, query_bundle: QueryBundle) -> Response:
+        return _response(self._answering.answer(query_bundle.query_str))
+
+    async def _aquery(self, query_bundle: QueryBundle) -> Response:
+        return _response(await self._answering.aanswer(query_bundle.query_str))
+
+
+def _response(answer: GroundedAnswer) -> Response:
+    logger.debug("answer with %d citations", len(answer.citations))
+    return answer_response(answer)

@@ -1,0 +1,31 @@
+"""The public API of langchain_grounding is what __all__ says, pinned and sorted, every name
+documented."""
+
+import inspect
+
+import langchain_grounding
+
+
+def test_all_is_pinned_and_sorted():
+    assert langchain_grounding.__all__ == [
+        "AsyncGroundingCallbackHandler",
+        "DeveloperKnowledgeAnswer",
+        "DeveloperKnowledgeRetriever",
+        "DiscoveryEngineAnswer",
+        "DiscoveryEngineRetriever",
+        "GroundedChain",
+        "GroundingCallbackHandler",
+        "GroundingChecker",
+        "GroundingReport",
+        "UngroundedAnswerError",
+        "chunk_to_document",
+        "with_grounding",
+    ]
+    assert langchain_grounding.__all__ == sorted(langchain_grounding.__all__)
+
+
+def test_every_public_name_has_a_docstring():
+    for name in langchain_grounding.__all__:
+        value = getattr(langchain_grounding, name)
+        assert inspect.isclass(value) or inspect.isfunction(value)
+        assert value.__doc__, f"{name} has no docstring"
