@@ -23,6 +23,9 @@ from .query_commands import DEVELOPER_KNOWLEDGE, run_answer, run_search
 
 __all__ = ["build_parser"]
 
+# How many chunks `grounding search` prints and `grounding check --search` checks against.
+CLI_K = 5
+
 DESCRIPTION = """\
 Google's grounding APIs from the command line, on the local emulator or on Google Cloud.
 
@@ -175,7 +178,9 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     search = commands.add_parser("search", help="search chunks", description=run_search.__doc__)
     search.add_argument("query")
-    search.add_argument("-k", "--k", type=int, default=5, help="number of results (default 5)")
+    search.add_argument(
+        "-k", "--k", type=int, default=CLI_K, help=f"number of results (default {CLI_K})"
+    )
     search.add_argument(
         "--search-mode", "--mode", choices=("chunks", "documents"), default="chunks"
     )
@@ -226,7 +231,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     facts.add_argument(
         "--search", metavar="QUERY", help="facts: the top -k chunks of a search for QUERY"
     )
-    facts.add_argument("-k", "--k", type=int, default=5, help="chunks for --search (default 5)")
+    facts.add_argument(
+        "-k", "--k", type=int, default=CLI_K, help=f"chunks for --search (default {CLI_K})"
+    )
     check.add_argument(
         "--citation-threshold",
         type=_score,
