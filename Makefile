@@ -36,7 +36,7 @@ audit: $(VENV)/.installed-test
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks
 
-# Mutation testing of the core's pure modules ([tool.mutmut] in pyproject.toml), then the score
+# Mutation testing of the core's modules ([tool.mutmut] in pyproject.toml), then the score
 # per module (tests/core/mutation_score.py). Minutes, so not part of `make test` or CI.
 # MUTANTS='grounding_core.offsets.*' re-runs one module and keeps the other results.
 MUTANTS ?=

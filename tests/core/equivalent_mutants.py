@@ -242,4 +242,44 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         'for claim_metadata, claim in zip(base["claims"], self.result.claims, ):',
         'for claim_metadata, claim in zip(base["claims"], self.result.claims, strict=False):',
     ),
+    # -- grounding
+    *_each(
+        "grounding_core.grounding.check_grounding_request",
+        "build_facts fills texts and attributes together: the lengths always agree",
+        "for text, attributes in zip(facts.texts, facts.attributes, strict=None):",
+        "for text, attributes in zip(facts.texts, facts.attributes, ):",
+        "for text, attributes in zip(facts.texts, facts.attributes, strict=False):",
+    ),
+    # -- answering
+    *_each(
+        "grounding_core.answering.DiscoveryEngineAnswerQuery.__post_init__",
+        "the call only checks that the target is an engine (its result is dropped); the "
+        "session id plays no part in that",
+        "self.target.session_path(None)  # sessions need an engine: fail now",
+    ),
+    # -- clients
+    *_each(
+        "grounding_core.clients._Clients._build",
+        "given a channel, Google's gRPC transports drop the credentials (transports/grpc.py: "
+        "'credentials = None; self._ignore_credentials = True')",
+        "credentials=None,  # type: ignore[no-untyped-call]",
+        ")",
+    ),
+    *_each(
+        "grounding_core.clients._Clients.get",
+        "the lock-free read is only a fast path: the read under the lock finds the same client",
+        "client = None",
+        "client = self._sync.get(None)",
+    ),
+    *_each(
+        "grounding_core.clients._Clients.get",
+        "typing.cast returns its value unchanged at run time",
+        "return cast(None, client)",
+    ),
+    *_each(
+        "grounding_core.clients._Clients.get",
+        FALSY_NONE,
+        "self._sync_channel = emulator_channel(self.emulator_host, asynchronous=None)",
+        "client = self._build(client_cls, asynchronous=None, channel=self._sync_channel)",
+    ),
 )
