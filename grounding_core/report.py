@@ -86,7 +86,8 @@ class GroundingReport(Generic[S]):
     ``passed`` is true when the support score reaches ``min_support_score``. ``error`` is set
     (and ``result`` is ``None``) when the check itself failed and the caller chose to carry on.
     ``source_ids`` name the sources in the metadata (a LangChain ``Document.id``, a LlamaIndex
-    node id); a report given none names each source by its position (``"0"``, ``"1"``, ...).
+    node id); a source without one (an empty id, or no ids given) is named by its position
+    (``"0"``, ``"1"``, ...).
     """
 
     result: GroundingResult | None
@@ -97,15 +98,16 @@ class GroundingReport(Generic[S]):
     source_ids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not self.source_ids:
-            # Frozen: the default (positions) is set once, here.
-            object.__setattr__(self, "source_ids", tuple(map(str, range(len(self.sources)))))
-        elif len(self.source_ids) != len(self.sources):
+        ids = self.source_ids or ("",) * len(self.sources)
+        if len(ids) != len(self.sources):
             raise InputError(
-                f"source_ids has {len(self.source_ids)} ids for {len(self.sources)} sources: "
+                f"source_ids has {len(ids)} ids for {len(self.sources)} sources: "
                 "give one id per source, in the same order",
                 field="source_ids",
             )
+        # Frozen: the positions of unnamed sources are filled in once, here.
+        named = tuple(source_id or str(index) for index, source_id in enumerate(ids))
+        object.__setattr__(self, "source_ids", named)
 
     @classmethod
     def failed(

@@ -44,12 +44,12 @@ LangChainGroundingReport = GroundingReport[Document | str]
 def checked_documents(
     documents: Sequence[Document | str],
 ) -> tuple[Sequence[Document | str], list[GroundingSource], list[str]]:
-    """The documents, their grounding sources and their ids (``Document.id``, else the
-    position), as ``GroundingCheck.check``/``run`` take them."""
+    """The documents, their grounding sources and their ids (``Document.id``; the report names a
+    source without one by its position), as ``GroundingCheck.check``/``run`` take them."""
     return (
         documents,
         [document_to_source(d) for d in documents],
-        [d.id if isinstance(d, Document) and d.id else str(i) for i, d in enumerate(documents)],
+        [(d.id or "") if isinstance(d, Document) else "" for d in documents],
     )
 
 

@@ -29,15 +29,12 @@ LlamaIndexGroundingReport = GroundingReport[NodeWithScore]
 def checked_nodes(
     items: Sequence[S],
 ) -> tuple[Sequence[S], list[GroundingSource], list[str]]:
-    """Nodes (or plain texts), their grounding sources and their ids (the node id, else the
-    position), as ``GroundingCheck.check``/``run`` take them."""
+    """Nodes (or plain texts), their grounding sources and their ids (the node id; the report
+    names a plain text by its position), as ``GroundingCheck.check``/``run`` take them."""
     return (
         items,
         [node_to_source(item) for item in items],
-        [
-            item.node.node_id if isinstance(item, NodeWithScore) else str(index)
-            for index, item in enumerate(items)
-        ],
+        [item.node.node_id if isinstance(item, NodeWithScore) else "" for item in items],
     )
 
 

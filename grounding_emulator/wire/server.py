@@ -89,6 +89,11 @@ class EmulatorServer:
                 f"host {host!r} is not a loopback address: the emulator has no authentication, "
                 "so it listens on this machine only unless allow_remote=True (--allow-remote)"
             )
+        if judge is not None and not callable(judge):
+            raise TypeError(
+                f"judge must be a callable (claims, facts, citation_threshold) -> verdicts, "
+                f"such as LexicalJudge() or ScriptedJudge(); got {type(judge).__name__}"
+            )
         if store is None:
             store = CorpusStore()
             store.add_builtin()

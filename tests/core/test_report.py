@@ -112,3 +112,10 @@ def test_failed_report_keeps_the_sources_and_says_why():
     named = GroundingReport.failed(("d",), (source,), error, 0.7, ["doc-d"])
     assert named.source_ids == ("doc-d",)
     assert named.metadata()["source_ids"] == ["doc-d"]
+
+
+def test_sources_without_an_id_are_named_by_their_position():
+    assert report().source_ids == ("0", "1", "2")
+    assert report(source_ids=("doc-a", "", "doc-c")).source_ids == ("doc-a", "1", "doc-c")
+    with pytest.raises(InputError, match="source_ids has 2 ids for 3 sources"):
+        report(source_ids=("x", "y"))

@@ -329,3 +329,8 @@ def test_answer_query_is_grounded_by_the_same_judge(judge, scripted_server, answ
     assert list(withdrawn.answer_skipped_reasons) == [
         de.Answer.AnswerSkippedReason.LOW_GROUNDED_ANSWER
     ]
+
+
+def test_a_judge_that_is_not_callable_is_refused_before_the_server_starts():
+    with pytest.raises(TypeError, match=r"judge must be a callable .* got str"):
+        EmulatorServer(CorpusStore(), judge="lexical")
