@@ -7,8 +7,18 @@ return a ``GroundedAnswer``. The LangChain Runnables and LlamaIndex query engine
 them and only turn the record into their framework's output, with ``answer_metadata`` as it is.
 
 Options are checked when the component is built: ``ConfigurationError`` for the target (a
-session needs an engine), ``InputError`` for the answer options (both ``ValueError``, both
-naming the field).
+session of another engine or data store), ``InputError`` for the answer options (both
+``ValueError``, both naming the field). ``DiscoveryEngineAnswerQueryArgs`` is every keyword
+argument of ``DiscoveryEngineAnswerQuery.connect`` (connection, target, ``AnswerOptions``) as
+one type, which the framework components take as ``**arguments``:
+
+>>> import inspect
+>>> parameters = inspect.signature(DiscoveryEngineAnswerQuery.create).parameters
+>>> sorted(DiscoveryEngineAnswerQueryArgs.__optional_keys__) == sorted(
+...     [*DiscoveryEngineConnectionArgs.__optional_keys__, *AnswerOptions.__optional_keys__,
+...      *(name for name in parameters if name not in ("connection", "options"))]
+... )
+True
 
 >>> answering = DiscoveryEngineAnswerQuery.create(
 ...     DiscoveryEngineConnection.create(project_id="p", emulator_host="localhost:8123"),
@@ -23,8 +33,9 @@ naming the field).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .answers import (
     aanswer_developer_query,
@@ -33,17 +44,43 @@ from .answers import (
     answer_query,
     check_developer_filter,
 )
-from .connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
+from .connection import (
+    DeveloperKnowledgeConnection,
+    DiscoveryEngineConnection,
+    DiscoveryEngineConnectionArgs,
+)
 from .records import GroundedAnswer
 from .settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG, DiscoveryEngineTarget
-from .specs import AnswerSpec
+from .specs import AnswerOptions, AnswerSpec
 
-__all__ = ["DeveloperKnowledgeAnswerQuery", "DiscoveryEngineAnswerQuery"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = [
+    "DeveloperKnowledgeAnswerQuery",
+    "DiscoveryEngineAnswerQuery",
+    "DiscoveryEngineAnswerQueryArgs",
+]
+
+
+class DiscoveryEngineAnswerQueryArgs(DiscoveryEngineConnectionArgs, AnswerOptions, total=False):
+    """The keyword arguments of ``DiscoveryEngineAnswerQuery.connect``: the connection's, the
+    target's (``engine_id`` or ``data_store_id``, ``collection``, ``serving_config_id``) and
+    the answer options (``AnswerOptions``)."""
+
+    engine_id: str | None
+    data_store_id: str | None
+    collection: str | None
+    serving_config_id: str
 
 
 @dataclass(frozen=True, slots=True)
 class DiscoveryEngineAnswerQuery:
-    """Discovery Engine ``answerQuery`` on an engine (the usual target) or a data store."""
+    """Discovery Engine ``answerQuery`` on an engine (the usual target) or a data store.
+
+    ``spec.session`` is the session every query is asked in; ``answer(query, session=...)``
+    asks one query in another (``"-"`` starts one: the answer's ``session`` names it).
+    """
 
     connection: DiscoveryEngineConnection
     target: DiscoveryEngineTarget
@@ -51,7 +88,7 @@ class DiscoveryEngineAnswerQuery:
 
     def __post_init__(self) -> None:
         if self.spec.session is not None:
-            self.target.session_path(self.spec.session)  # sessions need an engine: fail now
+            self.target.session_path(self.spec.session)  # a session of another target: fail now
 
     @classmethod
     def create(
@@ -62,7 +99,7 @@ class DiscoveryEngineAnswerQuery:
         data_store_id: str | None = None,
         collection: str | None = DEFAULT_COLLECTION,
         serving_config_id: str = DEFAULT_SERVING_CONFIG,
-        **options: Any,
+        **options: Unpack[AnswerOptions],
     ) -> DiscoveryEngineAnswerQuery:
         """The answers of ``engine_id`` or ``data_store_id`` (exactly one) over ``connection``;
         ``options`` are the fields of ``AnswerSpec`` (``max_return_results``, ``filter``,
@@ -73,18 +110,45 @@ class DiscoveryEngineAnswerQuery:
             collection=collection,
             serving_config_id=serving_config_id,
         )
-        return cls(connection, target, AnswerSpec(**options))
+        return cls(connection, target, AnswerSpec(**options))  # type: ignore[arg-type]
 
-    def answer(self, query: str) -> GroundedAnswer:
-        """A grounded answer to ``query``."""
+    @classmethod
+    def connect(
+        cls, **arguments: Unpack[DiscoveryEngineAnswerQueryArgs]
+    ) -> DiscoveryEngineAnswerQuery:
+        """``create`` over a new connection: ``arguments`` are ``DiscoveryEngineConnection
+        .create``'s and ``create``'s, in one set (as the framework components take them)."""
+        keys = DiscoveryEngineConnectionArgs.__optional_keys__
+        connection = {k: v for k, v in arguments.items() if k in keys}
+        rest = {k: v for k, v in arguments.items() if k not in keys}
+        return cls.create(DiscoveryEngineConnection.create(**connection), **rest)  # type: ignore[arg-type]
+
+    def _spec(self, session: str | None) -> AnswerSpec:
+        if session is None:
+            return self.spec
+        spec = dataclasses.replace(self.spec, session=session)
+        self.target.session_path(session)
+        return spec
+
+    def answer(self, query: str, *, session: str | None = None) -> GroundedAnswer:
+        """A grounded answer to ``query`` (in ``session`` when given, else in
+        ``spec.session``)."""
         return answer_query(
-            self.connection.clients, self.target, query, self.spec, self.connection.call_options
+            self.connection.clients,
+            self.target,
+            query,
+            self._spec(session),
+            self.connection.call_options,
         )
 
-    async def aanswer(self, query: str) -> GroundedAnswer:
+    async def aanswer(self, query: str, *, session: str | None = None) -> GroundedAnswer:
         """Async ``answer``, on Google's async client."""
         return await aanswer_query(
-            self.connection.clients, self.target, query, self.spec, self.connection.call_options
+            self.connection.clients,
+            self.target,
+            query,
+            self._spec(session),
+            self.connection.call_options,
         )
 
 

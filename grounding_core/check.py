@@ -26,7 +26,7 @@ grounding_core.errors.ConfigurationError: min_support_score must be a number bet
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar, get_args
 
@@ -137,14 +137,17 @@ class GroundingCheck:
         on_ungrounded: UngroundedPolicy = "annotate",
         fallback_answer: str = DEFAULT_FALLBACK_ANSWER,
         on_error: ErrorPolicy = "raise",
+        user_labels: Mapping[str, str] | None = None,
     ) -> CheckT:
         """The check from plain settings (``grounding_config`` is an id in the connection's
-        project and location); a bad value raises ``ConfigurationError`` naming it."""
+        project and location; ``user_labels`` go with every request); a bad value raises
+        ``ConfigurationError`` naming it."""
         path = grounding_config_path(connection.project, connection.location, grounding_config)
         try:
             spec = GroundingSpec(
                 citation_threshold=citation_threshold,
                 enable_claim_level_score=enable_claim_level_score,
+                user_labels=user_labels if user_labels is not None else {},
             )
         except InputError as exc:
             raise ConfigurationError(str(exc)) from exc

@@ -1,7 +1,7 @@
 """Google's clients, built once and reused: against Google Cloud or a local emulator.
 
-``DiscoveryEngineClients`` serves ``SearchServiceClient``, ``GroundedGenerationServiceClient``
-and ``ConversationalSearchServiceClient`` (and their async twins);
+``DiscoveryEngineClients`` serves ``SearchServiceClient``, ``GroundedGenerationServiceClient``,
+``ConversationalSearchServiceClient`` and ``SessionServiceClient`` (and their async twins);
 ``DeveloperKnowledgeClients`` serves ``DeveloperKnowledgeClient`` (and its async twin).
 
 The target is picked in this order (as Google's Firestore client does):
@@ -11,7 +11,8 @@ The target is picked in this order (as Google's Firestore client does):
    channel with the message-size limits lifted, anonymous credentials;
 2. ``client_options.api_endpoint`` if the caller set it;
 3. Google's endpoint: for Discovery Engine the regional one
-   (``{location}-discoveryengine.googleapis.com``) for any location but ``global``.
+   (``{location}-discoveryengine.googleapis.com``) for ``us`` and ``eu``; another location
+   than ``global``, ``us`` and ``eu`` raises ``ConfigurationError``.
 
 Async clients are built per event loop: a ``grpc.aio`` channel belongs to the loop that made it,
 so code that calls ``asyncio.run`` twice gets a working client both times.
@@ -36,7 +37,7 @@ from google.cloud import discoveryengine_v1
 from google.developer_knowledge_v1 import DeveloperKnowledgeAsyncClient, DeveloperKnowledgeClient
 
 from .errors import ConfigurationError
-from .settings import DEFAULT_LOCATION
+from .settings import DEFAULT_LOCATION, check_location
 
 __all__ = [
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
@@ -99,7 +100,7 @@ class _Clients:
         credentials: Credentials | None = None,
         client_options: ClientOptions | Mapping[str, Any] | None = None,
     ) -> None:
-        self.location = location
+        self.location = self._checked_location(location)
         self.emulator_host = emulator_host or os.environ.get(self.emulator_env_var) or None
         self._credentials = credentials
         self._client_options = _client_options(client_options)
@@ -121,6 +122,11 @@ class _Clients:
         if self.emulator_host is not None:
             return self.emulator_host
         return self._client_options.api_endpoint or self._endpoint_for(self.location)
+
+    @classmethod
+    def _checked_location(cls, location: str) -> str:
+        """``location`` if this API serves it (``ConfigurationError`` if not)."""
+        return location
 
     @classmethod
     def _endpoint_for(cls, location: str) -> str:
@@ -238,6 +244,10 @@ class DiscoveryEngineClients(_Clients):
     default_endpoint = "discoveryengine.googleapis.com"
 
     @classmethod
+    def _checked_location(cls, location: str) -> str:
+        return check_location(location)
+
+    @classmethod
     def _endpoint_for(cls, location: str) -> str:
         if location == DEFAULT_LOCATION:
             return cls.default_endpoint
@@ -255,6 +265,10 @@ class DiscoveryEngineClients(_Clients):
         """The sync ``ConversationalSearchServiceClient`` (AnswerQuery)."""
         return self.get(discoveryengine_v1.ConversationalSearchServiceClient)
 
+    def sessions(self) -> discoveryengine_v1.SessionServiceClient:
+        """The sync ``SessionServiceClient`` (conversation sessions of AnswerQuery)."""
+        return self.get(discoveryengine_v1.SessionServiceClient)
+
     def search_async(self) -> discoveryengine_v1.SearchServiceAsyncClient:
         """The ``SearchServiceAsyncClient`` of the running loop."""
         return self.get_async(discoveryengine_v1.SearchServiceAsyncClient)
@@ -270,6 +284,10 @@ class DiscoveryEngineClients(_Clients):
     ) -> discoveryengine_v1.ConversationalSearchServiceAsyncClient:
         """The ``ConversationalSearchServiceAsyncClient`` of the running loop."""
         return self.get_async(discoveryengine_v1.ConversationalSearchServiceAsyncClient)
+
+    def sessions_async(self) -> discoveryengine_v1.SessionServiceAsyncClient:
+        """The ``SessionServiceAsyncClient`` of the running loop."""
+        return self.get_async(discoveryengine_v1.SessionServiceAsyncClient)
 
 
 class DeveloperKnowledgeClients(_Clients):

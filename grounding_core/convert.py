@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import logging
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from google.protobuf import struct_pb2
@@ -27,20 +28,28 @@ from .records import (
     AnswerCitation,
     CitedChunk,
     Claim,
+    FacetValue,
     GroundedAnswer,
     GroundingResult,
     GroundingSupport,
     PageSpan,
     RankSignals,
+    SearchFacet,
+    SearchResults,
+    Session,
     SourceChunk,
+    Turn,
 )
 
 __all__ = [
     "answer_from_developer_knowledge",
     "answer_from_discovery_engine",
+    "answer_from_search_summary",
     "chunk_from_developer_knowledge",
     "chunk_from_search_result",
     "grounding_result_from_response",
+    "search_results_from_response",
+    "session_from_proto",
     "struct_to_dict",
 ]
 
@@ -179,18 +188,29 @@ def _chunk(chunk: Any, **extra: Any) -> SourceChunk:
     )
 
 
+# Snippets carry Google's hit highlighting ("Get snippets and extracted content"): bold tags.
+_HIGHLIGHT = re.compile(r"</?b>")
+_NO_SNIPPET = "NO_SNIPPET_AVAILABLE"
+
+
 def _document_text(derived: dict[str, Any], struct_data: dict[str, Any]) -> str:
     """What a DOCUMENTS-mode result offers as text: extractive segments, else extractive answers,
-    else snippets, else the document's struct data as ``key: value`` lines."""
+    else snippets (without their highlighting tags; "No snippet is available" ones skipped), else
+    the document's struct data as ``key: value`` lines."""
     for key, text_key in (
         ("extractive_segments", "content"),
         ("extractive_answers", "content"),
         ("snippets", "snippet"),
     ):
-        parts = [p.get(text_key, "") for p in derived.get(key, ()) if isinstance(p, dict)]
+        parts = [
+            p.get(text_key, "")
+            for p in derived.get(key, ())
+            if isinstance(p, dict) and p.get("snippet_status") != _NO_SNIPPET
+        ]
         parts = [p for p in parts if isinstance(p, str) and p.strip()]
         if parts:
-            return "\n\n".join(parts)
+            text = "\n\n".join(parts)
+            return _HIGHLIGHT.sub("", text) if key == "snippets" else text
     # Struct fields are a map, unordered on the wire: sort for a stable text.
     return "\n".join(f"{k}: {v}" for k, v in sorted(struct_data.items()))
 
@@ -226,6 +246,35 @@ def chunk_from_search_result(result: Any) -> SourceChunk:
             model_scores={k: tuple(v.values) for k, v in result.model_scores.items()},
         )
     return _from_document(result)
+
+
+def _facet_value(value: Any) -> FacetValue:
+    if value.WhichOneof("facet_value") == "interval":
+        interval = {field.name: bound for field, bound in value.interval.ListFields()}
+        return FacetValue(count=value.count, interval=interval)
+    return FacetValue(count=value.count, value=value.value)
+
+
+def search_results_from_response(response: Any, chunks: Sequence[SourceChunk]) -> SearchResults:
+    """The response-level fields of a ``SearchResponse`` (raw pb, the first page) with the
+    ``chunks`` read from its pages."""
+    expansion = response.query_expansion_info
+    return SearchResults(
+        chunks=tuple(chunks),
+        total_size=response.total_size,
+        corrected_query=response.corrected_query,
+        expanded_query=expansion.expanded_query,
+        pinned_result_count=expansion.pinned_result_count,
+        facets=tuple(
+            SearchFacet(
+                key=facet.key,
+                values=tuple(_facet_value(v) for v in facet.values),
+                dynamic_facet=facet.dynamic_facet,
+            )
+            for facet in response.facets
+        ),
+        attribution_token=response.attribution_token,
+    )
 
 
 def chunk_from_developer_knowledge(chunk: Any) -> SourceChunk:
@@ -528,4 +577,94 @@ def answer_from_developer_knowledge(answer: Any) -> GroundedAnswer:
         citations=tuple(AnswerCitation(**fields) for _, fields in citations),
         references=references,
         state="SUCCEEDED",
+    )
+
+
+def session_from_proto(session: Any) -> Session:
+    """A Discovery Engine ``Session`` (raw pb) as a record; a turn's ``detailed_answer`` only
+    when the service sent one (``GetSession`` with ``include_answer_details``)."""
+    return Session(
+        name=session.name,
+        display_name=session.display_name,
+        state=_enum_name(session, "state", session.state),
+        user_pseudo_id=session.user_pseudo_id,
+        turns=tuple(
+            Turn(
+                query=turn.query.text,
+                query_id=turn.query.query_id,
+                answer=turn.answer,
+                detailed_answer=(
+                    answer_from_discovery_engine(turn.detailed_answer, session=session.name)
+                    if turn.HasField("detailed_answer")
+                    else None
+                ),
+            )
+            for turn in session.turns
+        ),
+        labels=tuple(session.labels),
+        start_time=_timestamp(session, "start_time"),
+        end_time=_timestamp(session, "end_time"),
+        is_pinned=session.is_pinned,
+    )
+
+
+# -- search summaries ---------------------------------------------------------------------------
+
+
+def _summary_reference(
+    reference: Any, results: Mapping[tuple[str, str], SourceChunk]
+) -> SourceChunk:
+    """A summary's reference: the search result it names when the response holds it (a chunk
+    result with the cited content: its full record, its chunk name), else a record of its own
+    (named after the document)."""
+    contents = [c.content for c in reference.chunk_contents]
+    for content in contents:
+        found = results.get((reference.document, content))
+        if found is not None:
+            return found
+    return SourceChunk(
+        name=reference.document,
+        content="\n\n".join(contents),
+        document_id=reference.document.rpartition("/")[2],
+        document_name=reference.document,
+        uri=reference.uri,
+        title=reference.title,
+        page_identifier=", ".join(
+            c.page_identifier for c in reference.chunk_contents if c.page_identifier
+        ),
+    )
+
+
+def answer_from_search_summary(response: Any) -> GroundedAnswer:
+    """The ``summary`` of a ``SearchResponse`` (raw pb) as a record.
+
+    The text is ``summary_with_metadata.summary`` (the text the citation spans index; its
+    ``summary_text`` twin carries in-line ``[n]`` markers), else ``summary_text`` (a skipped
+    summary's fallback message). References are resolved to the response's chunk results.
+    """
+    summary = response.summary
+    metadata = summary.summary_with_metadata
+    text = metadata.summary if summary.HasField("summary_with_metadata") else summary.summary_text
+    chunks = [chunk_from_search_result(r) for r in response.results if r.HasField("chunk")]
+    by_content = {(c.document_name, c.content): c for c in chunks}
+    references = tuple(_summary_reference(r, by_content) for r in metadata.references)
+
+    def indices(item: Any) -> tuple[int, ...]:
+        return tuple(s.reference_index for s in item.sources)
+
+    citations = _segments(
+        text,
+        metadata.citation_metadata.citations,
+        what="summary citations",
+        indices=indices,
+        references=references,
+    )
+    return GroundedAnswer(
+        answer_text=text,
+        citations=tuple(AnswerCitation(**fields) for _, fields in citations),
+        references=references,
+        skipped_reasons=tuple(
+            _enum_name(summary, "summary_skipped_reasons", r)
+            for r in summary.summary_skipped_reasons
+        ),
     )

@@ -61,6 +61,7 @@ def check_grounding_request(
         add_fact(fact_text=text, attributes=attributes)
     message.grounding_spec.citation_threshold = spec.citation_threshold
     message.grounding_spec.enable_claim_level_score = spec.enable_claim_level_score
+    message.user_labels.update(spec.user_labels)
     return de.CheckGroundingRequest.wrap(message), facts
 
 

@@ -20,6 +20,7 @@ from .records import (
     GroundingSource,
     GroundingSupport,
     RankSignals,
+    SearchResults,
     SourceChunk,
     to_jsonable,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "grounding_source",
     "neighbour_metadata",
     "rank_signals_metadata",
+    "search_response_metadata",
 ]
 
 # Keys that read as prose (worth showing to an LLM or embedding); the rest is machinery.
@@ -69,6 +71,21 @@ def grounding_source(text: str, metadata: Mapping[str, Any]) -> GroundingSource:
             if key not in FACT_ATTRIBUTE_EXCLUDES and value not in (None, "", [], {})
         },
     )
+
+
+def search_response_metadata(results: SearchResults) -> dict[str, Any]:
+    """What a search response says of the search as a whole (every ``SearchResults`` field but
+    the chunks), as JSON-safe values: the ``search_response`` the retrievers report.
+
+    >>> results = SearchResults((), total_size=3, corrected_query="with")
+    >>> search_response_metadata(results)["total_size"]
+    3
+    """
+    return {
+        field.name: to_jsonable(getattr(results, field.name))
+        for field in dataclasses.fields(results)
+        if field.name != "chunks"
+    }
 
 
 def neighbour_metadata(chunk: SourceChunk) -> dict[str, Any]:

@@ -19,13 +19,18 @@ __all__ = [
     "CitedChunk",
     "Claim",
     "ClaimStatus",
+    "FacetValue",
     "GroundedAnswer",
     "GroundingResult",
     "GroundingSource",
     "GroundingSupport",
     "PageSpan",
     "RankSignals",
+    "SearchFacet",
+    "SearchResults",
+    "Session",
     "SourceChunk",
+    "Turn",
     "to_jsonable",
 ]
 
@@ -119,6 +124,45 @@ class SourceChunk(_Record):
     annotation_contents: tuple[str, ...] = ()
     annotation_metadata: tuple[AnnotationMetadata, ...] = ()
     data_urls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FacetValue(_Record):
+    """One value of a facet and how many matching documents have it: ``value`` for a text
+    facet, ``interval`` (its set bounds: ``minimum``, ``exclusive_minimum``, ``maximum``,
+    ``exclusive_maximum``) for a numerical one."""
+
+    count: int
+    value: str = ""
+    interval: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFacet(_Record):
+    """A facet of a search response: the struct data key and its values."""
+
+    key: str
+    values: tuple[FacetValue, ...] = ()
+    dynamic_facet: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResults(_Record):
+    """A Discovery Engine search: the results as ``SourceChunk`` records, and what the response
+    says of the search as a whole (from its first page).
+
+    ``total_size`` counts every match; ``corrected_query`` is the spell correction the service
+    found (searched with under ``spell_correction="auto"``); ``expanded_query`` and
+    ``pinned_result_count`` describe query expansion; ``facets`` the facet counts asked for.
+    """
+
+    chunks: tuple[SourceChunk, ...]
+    total_size: int = 0
+    corrected_query: str = ""
+    expanded_query: bool = False
+    pinned_result_count: int = 0
+    facets: tuple[SearchFacet, ...] = ()
+    attribution_token: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +301,8 @@ class GroundedAnswer(_Record):
 
     ``references`` are the sources as chunk records; each citation carries its resolved
     references. ``skipped_reasons`` is non-empty when the service declined to answer.
+    ``session`` is the session's resource name when the query was asked in one (the new
+    session's when ``-`` was sent), ``turns`` the session's turns when the response carried them.
     """
 
     answer_text: str
@@ -269,6 +315,7 @@ class GroundedAnswer(_Record):
     related_questions: tuple[str, ...] = ()
     name: str = ""
     session: str = ""
+    turns: tuple[Turn, ...] = ()
 
     @property
     def skipped(self) -> bool:
@@ -284,3 +331,34 @@ class GroundedAnswer(_Record):
         from .terminal import answer_rich
 
         return answer_rich(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn(_Record):
+    """One turn of a session: the user's query and the resource name of its answer
+    (``detailed_answer`` only when the session was read with its answer details)."""
+
+    query: str = ""
+    query_id: str = ""
+    answer: str = ""
+    detailed_answer: GroundedAnswer | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Session(_Record):
+    """A Discovery Engine conversation session (``SessionService``): its turns, oldest first."""
+
+    name: str
+    display_name: str = ""
+    state: str = ""
+    user_pseudo_id: str = ""
+    turns: tuple[Turn, ...] = ()
+    labels: tuple[str, ...] = ()
+    start_time: _dt.datetime | None = None
+    end_time: _dt.datetime | None = None
+    is_pinned: bool = False
+
+    @property
+    def id(self) -> str:
+        """The session id: the last segment of ``name``."""
+        return self.name.rpartition("/")[2]

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
-from .records import SourceChunk
+from .records import SearchResults, SourceChunk
 from .search import (
-    asearch_chunks,
     asearch_developer_knowledge,
-    search_chunks,
+    asearch_results,
     search_developer_knowledge,
+    search_results,
 )
 from .settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG, DiscoveryEngineTarget
 from .specs import ChunkSearchSpec, DeveloperKnowledgeSearchSpec
@@ -59,7 +59,9 @@ class DiscoveryEngineChunkSearch:
     """Search of a Discovery Engine (Vertex AI Search) data store or engine.
 
     ``search(query, k=..., filter=...)`` returns the top chunks as ``SourceChunk`` records;
-    ``k`` and ``filter`` default to the spec's.
+    ``k`` and ``filter`` default to the spec's. ``search_results`` returns them in a
+    ``SearchResults`` with what the response says of the search as a whole (total size,
+    ``corrected_query``, query expansion, facets).
     """
 
     connection: DiscoveryEngineConnection
@@ -96,7 +98,19 @@ class DiscoveryEngineChunkSearch:
         self, query: str, *, k: int | None = None, filter: str | None = None
     ) -> list[SourceChunk]:
         """The top ``k`` chunks for ``query``."""
-        return search_chunks(
+        return list(self.search_results(query, k=k, filter=filter).chunks)
+
+    async def asearch(
+        self, query: str, *, k: int | None = None, filter: str | None = None
+    ) -> list[SourceChunk]:
+        """Async ``search``, on Google's async client."""
+        return list((await self.asearch_results(query, k=k, filter=filter)).chunks)
+
+    def search_results(
+        self, query: str, *, k: int | None = None, filter: str | None = None
+    ) -> SearchResults:
+        """The top ``k`` chunks for ``query`` and the response-level values."""
+        return search_results(
             self.connection.clients,
             self.target,
             query,
@@ -104,11 +118,11 @@ class DiscoveryEngineChunkSearch:
             self.connection.call_options,
         )
 
-    async def asearch(
+    async def asearch_results(
         self, query: str, *, k: int | None = None, filter: str | None = None
-    ) -> list[SourceChunk]:
-        """Async ``search``, on Google's async client."""
-        return await asearch_chunks(
+    ) -> SearchResults:
+        """Async ``search_results``, on Google's async client."""
+        return await asearch_results(
             self.connection.clients,
             self.target,
             query,

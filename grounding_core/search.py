@@ -2,7 +2,9 @@
 ``SearchDocumentChunks``, sync and async, returning ``SourceChunk`` records.
 
 Pages of up to 100 results are fetched until ``k`` results are collected or the results run
-out; only as many pages as needed are requested.
+out; only as many pages as needed are requested. ``search_results`` also gives what the first
+page's response says of the search as a whole (``SearchResults``: total size, corrected query,
+query expansion, facets).
 
 >>> clients = DiscoveryEngineClients(emulator_host="localhost:8123")  # doctest: +SKIP
 >>> target = DiscoveryEngineTarget(project="p", data_store="docs")  # doctest: +SKIP
@@ -20,9 +22,13 @@ from google.cloud import discoveryengine_v1 as de
 from google.developer_knowledge_v1 import types as dk
 
 from .clients import DeveloperKnowledgeClients, DiscoveryEngineClients
-from .convert import chunk_from_developer_knowledge, chunk_from_search_result
+from .convert import (
+    chunk_from_developer_knowledge,
+    chunk_from_search_result,
+    search_results_from_response,
+)
 from .errors import InputError, translate_errors
-from .records import SourceChunk
+from .records import SearchResults, SourceChunk
 from .settings import CallOptions, DiscoveryEngineTarget
 from .specs import (
     MAX_DEVELOPER_KNOWLEDGE_TEXT,
@@ -34,8 +40,11 @@ from .specs import (
 __all__ = [
     "asearch_chunks",
     "asearch_developer_knowledge",
+    "asearch_results",
+    "data_store_name",
     "search_chunks",
     "search_developer_knowledge",
+    "search_results",
 ]
 
 logger = logging.getLogger(__name__)
@@ -76,7 +85,35 @@ def boost_spec_message(value: Any) -> de.SearchRequest.BoostSpec | None:
         ) from exc
 
 
+def data_store_name(target: DiscoveryEngineTarget, data_store: str) -> str:
+    """``data_store`` as a full resource name: as given when it is one, else the data store of
+    that id in the target's project, location and collection."""
+    if data_store.startswith("projects/"):
+        return data_store
+    collection = f"/collections/{target.collection}" if target.collection is not None else ""
+    return f"{target.location_path}{collection}/dataStores/{data_store}"
+
+
+def _api_message(message_type: Any, value: Any, field: str, example: str) -> Any:
+    """The raw pb of an API message given in dict form, or a clear ``InputError``."""
+    try:
+        return message_type.pb(message_type(value))
+    except (ValueError, TypeError, KeyError) as exc:
+        raise InputError(
+            f"{field} is not a valid {message_type.__name__} ({exc}); expected e.g. {example}",
+            field=field,
+        ) from exc
+
+
 _SearchRequest = de.SearchRequest.pb()
+_SPELL_CORRECTION = {
+    "auto": _SearchRequest.SpellCorrectionSpec.AUTO,
+    "suggestion_only": _SearchRequest.SpellCorrectionSpec.SUGGESTION_ONLY,
+}
+_QUERY_EXPANSION = {
+    "auto": _SearchRequest.QueryExpansionSpec.AUTO,
+    "disabled": _SearchRequest.QueryExpansionSpec.DISABLED,
+}
 _THRESHOLDS = {
     None: _SearchRequest.RELEVANCE_THRESHOLD_UNSPECIFIED,
     "lowest": _SearchRequest.LOWEST,
@@ -107,12 +144,66 @@ def search_request(
         chunk_spec.SetInParent()
         chunk_spec.num_previous_chunks = spec.num_previous_chunks
         chunk_spec.num_next_chunks = spec.num_next_chunks
+    else:
+        _document_content(content_search_spec, spec)
     message.relevance_score_spec.return_relevance_score = True
+    _query_options(message, target, spec)
     request: de.SearchRequest = de.SearchRequest.wrap(message)
     boost = boost_spec_message(spec.boost_spec)
     if boost is not None:
         request.boost_spec = boost
     return request
+
+
+def _document_content(content_search_spec: Any, spec: ChunkSearchSpec) -> None:
+    """What a documents-mode result carries: snippets unless ``return_snippet=False`` (a result
+    has no text otherwise: Google sends snippets only when asked), extractive content when
+    asked."""
+    if spec.return_snippet is not False:
+        content_search_spec.snippet_spec.return_snippet = True
+    if spec.max_extractive_answer_count or spec.max_extractive_segment_count:
+        extractive = content_search_spec.extractive_content_spec
+        extractive.max_extractive_answer_count = spec.max_extractive_answer_count
+        extractive.max_extractive_segment_count = spec.max_extractive_segment_count
+        extractive.return_extractive_segment_score = spec.return_extractive_segment_score
+        extractive.num_previous_segments = spec.num_previous_segments
+        extractive.num_next_segments = spec.num_next_segments
+
+
+def _query_options(message: Any, target: DiscoveryEngineTarget, spec: ChunkSearchSpec) -> None:
+    if spec.spell_correction is not None:
+        message.spell_correction_spec.mode = _SPELL_CORRECTION[spec.spell_correction]
+    if spec.query_expansion is not None:
+        message.query_expansion_spec.condition = _QUERY_EXPANSION[spec.query_expansion]
+        message.query_expansion_spec.pin_unexpanded_results = spec.pin_unexpanded_results
+    message.language_code = spec.language_code
+    message.user_pseudo_id = spec.user_pseudo_id
+    message.session = spec.session
+    if spec.relevance_filter_spec is not None:
+        message.relevance_filter_spec.CopyFrom(
+            _api_message(
+                de.SearchRequest.RelevanceFilterSpec,
+                spec.relevance_filter_spec,
+                "relevance_filter_spec",
+                "{'keyword_search_threshold': {'relevance_threshold': 'LOW'}}",
+            )
+        )
+    for data_store in spec.data_store_specs:
+        added = message.data_store_specs.add(
+            data_store=data_store_name(target, data_store.data_store), filter=data_store.filter
+        )
+        boost = boost_spec_message(data_store.boost_spec)
+        if boost is not None:
+            added.boost_spec.CopyFrom(de.SearchRequest.BoostSpec.pb(boost))
+    for number, facet in enumerate(spec.facet_specs):
+        message.facet_specs.append(
+            _api_message(
+                de.SearchRequest.FacetSpec,
+                facet,
+                f"facet_specs[{number}]",
+                "{'facet_key': {'key': 'lang'}, 'limit': 10}",
+            )
+        )
 
 
 def _first_pages(pager: Any, k: int) -> list[Any]:
@@ -152,6 +243,45 @@ def _collect(pages: list[Any], k: int, convert: Callable[[Any], SourceChunk]) ->
     return results
 
 
+def _results(pages: list[Any], k: int) -> SearchResults:
+    chunks = _collect(pages, k, chunk_from_search_result)
+    if not pages:
+        return SearchResults(tuple(chunks))
+    return search_results_from_response(type(pages[0]).pb(pages[0]), chunks)
+
+
+def search_results(
+    clients: DiscoveryEngineClients,
+    target: DiscoveryEngineTarget,
+    query: str,
+    spec: ChunkSearchSpec = ChunkSearchSpec(),
+    options: CallOptions = CallOptions(),
+) -> SearchResults:
+    """The top ``spec.k`` results of ``query`` on ``target`` with what the response says of the
+    search as a whole (total size, spell correction, query expansion, facets)."""
+    request = search_request(target, query, spec)
+    with translate_errors("Search", target.serving_config_path):
+        pager = clients.search().search(request=request, **options.call_kwargs())
+        pages = _first_pages(pager, spec.k)
+    return _results(pages, spec.k)
+
+
+async def asearch_results(
+    clients: DiscoveryEngineClients,
+    target: DiscoveryEngineTarget,
+    query: str,
+    spec: ChunkSearchSpec = ChunkSearchSpec(),
+    options: CallOptions = CallOptions(),
+) -> SearchResults:
+    """Async ``search_results``, on Google's async client."""
+    request = search_request(target, query, spec)
+    with translate_errors("Search", target.serving_config_path):
+        client = clients.search_async()
+        pager = await client.search(request=request, **options.async_call_kwargs())
+        pages = await _afirst_pages(pager, spec.k)
+    return _results(pages, spec.k)
+
+
 def search_chunks(
     clients: DiscoveryEngineClients,
     target: DiscoveryEngineTarget,
@@ -160,11 +290,7 @@ def search_chunks(
     options: CallOptions = CallOptions(),
 ) -> list[SourceChunk]:
     """The top ``spec.k`` results of ``query`` on ``target`` as ``SourceChunk`` records."""
-    request = search_request(target, query, spec)
-    with translate_errors("Search", target.serving_config_path):
-        pager = clients.search().search(request=request, **options.call_kwargs())
-        pages = _first_pages(pager, spec.k)
-    return _collect(pages, spec.k, chunk_from_search_result)
+    return list(search_results(clients, target, query, spec, options).chunks)
 
 
 async def asearch_chunks(
@@ -175,12 +301,7 @@ async def asearch_chunks(
     options: CallOptions = CallOptions(),
 ) -> list[SourceChunk]:
     """Async ``search_chunks``, on Google's async client."""
-    request = search_request(target, query, spec)
-    with translate_errors("Search", target.serving_config_path):
-        client = clients.search_async()
-        pager = await client.search(request=request, **options.async_call_kwargs())
-        pages = await _afirst_pages(pager, spec.k)
-    return _collect(pages, spec.k, chunk_from_search_result)
+    return list((await asearch_results(clients, target, query, spec, options)).chunks)
 
 
 def developer_knowledge_request(

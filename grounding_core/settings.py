@@ -1,8 +1,13 @@
 """What to talk to (resource names) and how long to wait (retry and timeout).
 
 ``DiscoveryEngineTarget`` names a data store or an engine and builds every resource name the
-calls need. ``CallOptions`` holds the per-call timeout and retry policy: Google's clients set
-neither for Search, CheckGrounding and AnswerQuery, so this project does.
+calls need; its location is one of ``LOCATIONS``, the three that Google's "Vertex AI Search
+locations" page (cloud.google.com/generative-ai-app-builder/docs/locations) documents: ``global``
+and the multi-regions ``us`` and ``eu`` (served by ``us-discoveryengine.googleapis.com`` and
+``eu-discoveryengine.googleapis.com``).
+
+``CallOptions`` holds the per-call timeout and retry policy: Google's clients set neither for
+Search, CheckGrounding and AnswerQuery, so this project does.
 """
 
 from __future__ import annotations
@@ -29,15 +34,19 @@ __all__ = [
     "DEFAULT_SERVING_CONFIG",
     "DEFAULT_TIMEOUT",
     "EMULATOR_PROJECT",
+    "LOCATIONS",
     "PROJECT_ENV_VARS",
     "CallOptions",
     "DiscoveryEngineTarget",
     "RetryPolicy",
+    "check_location",
     "grounding_config_path",
     "resolve_project",
 ]
 
 DEFAULT_LOCATION = "global"
+# The locations of the Discovery Engine APIs (Google's "Vertex AI Search locations" page).
+LOCATIONS = (DEFAULT_LOCATION, "us", "eu")
 DEFAULT_COLLECTION = "default_collection"
 DEFAULT_SERVING_CONFIG = "default_search"
 DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
@@ -55,6 +64,9 @@ _SERVING_CONFIG_NAME = re.compile(
     r"/(?P<kind>dataStores|engines)/(?P<parent>[^/]+)"
     r"/servingConfigs/(?P<serving_config>[^/]+)$"
 )
+_SESSION_NAME = re.compile(
+    r"^projects/[^/]+/locations/(?P<parent>[^/]+(?:/[^/]+)*)/sessions/[^/]+$"
+)
 
 
 def _check_id(field_name: str, value: str, example: str, pattern: re.Pattern[str] = _ID) -> None:
@@ -71,6 +83,23 @@ def _check_id(field_name: str, value: str, example: str, pattern: re.Pattern[str
             f"{field_name} {value!r} is not a valid resource id: use letters, digits, '-' and '_' "
             f"only, up to 127 characters (for example {example!r})"
         )
+
+
+def check_location(location: str) -> str:
+    """``location`` if it is one of ``LOCATIONS``, else ``ConfigurationError`` naming them.
+
+    >>> check_location("eu")
+    'eu'
+    """
+    _check_id("location", location, DEFAULT_LOCATION)
+    if location not in LOCATIONS:
+        raise ConfigurationError(
+            f"location {location!r} is not a Vertex AI Search location: use 'global', 'us' or "
+            "'eu' (Google serves Search, AnswerQuery and CheckGrounding there only; a data store "
+            "created in 'US (multiple regions)' is in 'us', one in 'EU (multiple regions)' in "
+            "'eu', any other in 'global')"
+        )
+    return location
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +128,7 @@ class DiscoveryEngineTarget:
 
     def __post_init__(self) -> None:
         _check_id("project", self.project, "my-project", _PROJECT)
-        _check_id("location", self.location, "global")
+        check_location(self.location)
         if self.data_store is None and self.engine is None:
             raise ConfigurationError(
                 "no data store and no engine: give a data store id or an engine (app) id, "
@@ -183,11 +212,20 @@ class DiscoveryEngineTarget:
         return grounding_config_path(self.project, self.location, self.grounding_config)
 
     def session_path(self, session: str = "-") -> str:
-        """A session of the engine (``-`` asks AnswerQuery to start a new one)."""
-        if self.engine is None:
-            raise ConfigurationError(
-                "sessions belong to engines: give engine= to keep a multi-turn session"
-            )
+        """A session of the engine or data store (Google names sessions under both): an id
+        (``-`` asks AnswerQuery to start a new one) or a session's resource name, as
+        ``AnswerQueryResponse.session.name`` gives it (whose project may be the number)."""
+        parent = self.parent_path.partition("/locations/")[2]
+        match = _SESSION_NAME.match(session)
+        if match is not None:
+            if match["parent"] != parent:
+                raise ConfigurationError(
+                    f"session {session!r} is not a session of {self.parent_path}: continue it "
+                    "with the engine or data store that created it"
+                )
+            return session
+        if session != "-":
+            _check_id("session", session, "-")
         return f"{self.parent_path}/sessions/{session}"
 
 
@@ -202,7 +240,7 @@ def grounding_config_path(
     'projects/my-project/locations/global/groundingConfigs/default_grounding_config'
     """
     _check_id("project", project, "my-project", _PROJECT)
-    _check_id("location", location, DEFAULT_LOCATION)
+    check_location(location)
     _check_id("grounding_config", grounding_config, DEFAULT_GROUNDING_CONFIG)
     return f"projects/{project}/locations/{location}/groundingConfigs/{grounding_config}"
 

@@ -5,6 +5,7 @@ Hierarchy::
     EmulatorError                 base; ``code`` is the gRPC status code name
     ├── InvalidArgument           INVALID_ARGUMENT: a field breaks a documented rule
     ├── NotFound                  NOT_FOUND: data store, engine, serving config or document
+    ├── AlreadyExists             ALREADY_EXISTS: a session of that name exists
     ├── FailedPrecondition        FAILED_PRECONDITION: the resource is not ready (e.g. no index)
     ├── JudgeError                INTERNAL: a grounding judge failed or broke its Protocol
     ├── CorpusError               a corpus cannot be read or ingested (CLI and store, not gRPC)
@@ -17,6 +18,7 @@ place. Messages name the field and the rule, e.g. ``page_size must be >= 0, got 
 from __future__ import annotations
 
 __all__ = [
+    "AlreadyExists",
     "CorpusError",
     "EmulatorError",
     "FailedPrecondition",
@@ -47,6 +49,12 @@ class NotFound(EmulatorError):
     """The named data store, engine, serving config or document does not exist."""
 
     code = "NOT_FOUND"
+
+
+class AlreadyExists(EmulatorError):
+    """The resource to create exists already (``CreateSession`` with a session's name)."""
+
+    code = "ALREADY_EXISTS"
 
 
 class FailedPrecondition(EmulatorError):

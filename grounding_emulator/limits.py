@@ -12,15 +12,27 @@ import re
 __all__ = [
     "DEFAULT_CITATION_THRESHOLD",
     "DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE",
+    "DEFAULT_FACET_LIMIT",
     "DEFAULT_MAX_RETURN_RESULTS",
     "DEFAULT_PAGE_SIZE",
+    "DEFAULT_SESSION_PAGE_SIZE",
     "MAX_ANSWER_TOKENS",
     "MAX_BATCH_DOCUMENTS",
     "MAX_CHUNK_NEIGHBOURS",
     "MAX_DEVELOPER_KNOWLEDGE_TEXT",
+    "MAX_EXTRACTIVE_ANSWERS",
+    "MAX_EXTRACTIVE_SEGMENTS",
+    "MAX_FACET_INTERVALS",
+    "MAX_FACET_LIMIT",
+    "MAX_FACET_SPECS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
     "MAX_PAGE_SIZE",
+    "MAX_REPHRASE_STEPS",
+    "MAX_SESSION_PAGE_SIZE",
+    "MAX_SUMMARY_RESULTS_CHUNKS",
+    "MAX_SUMMARY_RESULTS_DOCUMENTS",
+    "MAX_USER_PSEUDO_ID",
     "estimate_tokens",
 ]
 
@@ -38,8 +50,33 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 # ContentSearchSpec.ChunkSpec.num_previous_chunks / num_next_chunks: "at most 3".
 MAX_CHUNK_NEIGHBOURS = 3
+# ContentSearchSpec.SummarySpec.summary_result_count: "At most 10 results for documents mode, or
+# 50 for chunks mode, can be used to generate a summary."
+MAX_SUMMARY_RESULTS_DOCUMENTS = 10
+MAX_SUMMARY_RESULTS_CHUNKS = 50
+# ContentSearchSpec.ExtractiveContentSpec.max_extractive_answer_count: "At most five answers
+# are returned for each SearchResult"; max_extractive_segment_count: at most 10 ("Get snippets
+# and extracted content", maxExtractiveSegmentCount).
+MAX_EXTRACTIVE_ANSWERS = 5
+MAX_EXTRACTIVE_SEGMENTS = 10
+# SearchRequest.user_pseudo_id: "a length limit of 128 characters. Otherwise, INVALID_ARGUMENT".
+MAX_USER_PSEUDO_ID = 128
+# SearchRequest.facet_specs: "A maximum of 100 values"; FacetSpec.limit "defaults to 20 ... The
+# maximum allowed value is 300. Values above 300 are coerced to 300"; FacetKey.intervals
+# "Maximum number of intervals is 30".
+MAX_FACET_SPECS = 100
+DEFAULT_FACET_LIMIT = 20
+MAX_FACET_LIMIT = 300
+MAX_FACET_INTERVALS = 30
 # AnswerQueryRequest.SearchSpec.SearchParams.max_return_results: "default 10".
 DEFAULT_MAX_RETURN_RESULTS = 10
+# AnswerQueryRequest.user_pseudo_id has the same limit as SearchRequest's (MAX_USER_PSEUDO_ID).
+# QueryRephraserSpec.max_rephrase_steps: "The max number is 5 steps. If not set or set to < 1,
+# it will be set to 1 by default."
+MAX_REPHRASE_STEPS = 5
+# ListSessionsRequest.page_size: "If unspecified, defaults to 50. Max allowed value is 1000."
+DEFAULT_SESSION_PAGE_SIZE = 50
+MAX_SESSION_PAGE_SIZE = 1000
 
 # google.developers.knowledge.v1: SearchDocumentChunksRequest.page_size "default 5";
 # query and filter "at most 500 characters"; BatchGetDocumentsRequest.names "at most 20".

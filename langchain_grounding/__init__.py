@@ -13,6 +13,8 @@ from .discovery_engine_retriever import DiscoveryEngineRetriever
 from .documents import chunk_to_document
 from .grounded_chain import GroundedChain, with_grounding
 from .grounding_checker import GroundingChecker
+from .question_condenser import QuestionCondenser
+from .search_summary import DiscoveryEngineSummary
 
 __all__ = [
     "AsyncGroundingCallbackHandler",
@@ -20,10 +22,12 @@ __all__ = [
     "DeveloperKnowledgeRetriever",
     "DiscoveryEngineAnswer",
     "DiscoveryEngineRetriever",
+    "DiscoveryEngineSummary",
     "GroundedChain",
     "GroundingCallbackHandler",
     "GroundingChecker",
     "GroundingReport",
+    "QuestionCondenser",
     "UngroundedAnswerError",
     "chunk_to_document",
     "with_grounding",

@@ -93,7 +93,7 @@ class DiscoveryEngineSettings(_Settings):
         "credentials' project (any project on the emulator)",
     )
     location: str = Field(
-        default=DEFAULT_LOCATION, description="global, us, eu, ... (picks the endpoint)"
+        default=DEFAULT_LOCATION, description="global, us or eu (picks the endpoint)"
     )
 
     _connection_fields = DiscoveryEngineConnectionArgs.__optional_keys__

@@ -1,4 +1,11 @@
-"""What both LangChain retrievers share: the calls of the core chunk search they wrap."""
+"""What both LangChain retrievers share: the calls of the core chunk search they wrap.
+
+A Discovery Engine search also reports what its response says of the search as a whole
+(``grounding_core.search_response_metadata``: ``total_size``, ``corrected_query``,
+``expanded_query``, ``pinned_result_count``, ``facets``) as the run's custom event
+``SEARCH_RESPONSE_EVENT`` (``"search_response"``): callback handlers get it in
+``on_custom_event``, ``astream_events`` as an ``on_custom_event`` event.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +19,17 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import PrivateAttr
 
-from grounding_core import DeveloperKnowledgeChunkSearch, DiscoveryEngineChunkSearch
+from grounding_core import (
+    DeveloperKnowledgeChunkSearch,
+    DiscoveryEngineChunkSearch,
+    search_response_metadata,
+)
 
 from .documents import chunk_to_document
 
-__all__ = ["ChunkRetriever"]
+__all__ = ["SEARCH_RESPONSE_EVENT", "ChunkRetriever"]
+
+SEARCH_RESPONSE_EVENT = "search_response"
 
 SearchT = TypeVar("SearchT", DiscoveryEngineChunkSearch, DeveloperKnowledgeChunkSearch)
 
@@ -40,8 +53,14 @@ class ChunkRetriever(BaseRetriever, Generic[SearchT]):
         k: int | None = None,
         filter: str | None = None,
     ) -> list[Document]:
-        chunks = self._search.search(query, k=k, filter=filter)
-        return [chunk_to_document(chunk) for chunk in chunks]
+        search = self._search
+        if isinstance(search, DeveloperKnowledgeChunkSearch):
+            return [chunk_to_document(c) for c in search.search(query, k=k, filter=filter)]
+        results = search.search_results(query, k=k, filter=filter)
+        run_manager.get_child().on_custom_event(
+            SEARCH_RESPONSE_EVENT, search_response_metadata(results), run_id=run_manager.run_id
+        )
+        return [chunk_to_document(chunk) for chunk in results.chunks]
 
     async def _aget_relevant_documents(
         self,
@@ -51,5 +70,12 @@ class ChunkRetriever(BaseRetriever, Generic[SearchT]):
         k: int | None = None,
         filter: str | None = None,
     ) -> list[Document]:
-        chunks = await self._search.asearch(query, k=k, filter=filter)
-        return [chunk_to_document(chunk) for chunk in chunks]
+        search = self._search
+        if isinstance(search, DeveloperKnowledgeChunkSearch):
+            chunks = await search.asearch(query, k=k, filter=filter)
+            return [chunk_to_document(c) for c in chunks]
+        results = await search.asearch_results(query, k=k, filter=filter)
+        await run_manager.get_child().on_custom_event(
+            SEARCH_RESPONSE_EVENT, search_response_metadata(results), run_id=run_manager.run_id
+        )
+        return [chunk_to_document(chunk) for chunk in results.chunks]

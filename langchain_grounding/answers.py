@@ -1,56 +1,58 @@
-"""``DiscoveryEngineAnswer`` and ``DeveloperKnowledgeAnswer``: answerQuery as Runnables."""
+"""``DiscoveryEngineAnswer`` and ``DeveloperKnowledgeAnswer``: answerQuery as Runnables, with
+multi-turn conversations (a Discovery Engine session; the Developer Knowledge API, which has
+no sessions, condenses a follow-up with the earlier turns)."""
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from collections.abc import Mapping
 from typing import Any
 
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, create_model, model_validator
 
 from grounding_core import (
     DEFAULT_COLLECTION,
-    DEFAULT_MAX_RETURN_RESULTS,
     DEFAULT_SERVING_CONFIG,
+    AnswerOptions,
+    AnswerSpec,
     DeveloperKnowledgeAnswerQuery,
     DiscoveryEngineAnswerQuery,
     DiscoveryEngineTarget,
     GroundedAnswer,
     InputError,
-    SearchResultMode,
     answer_metadata,
 )
 
 from ._connection import DeveloperKnowledgeSettings, DiscoveryEngineSettings
 from .documents import chunk_to_document
+from .question_condenser import HISTORY_KEY, QUERY_KEYS, QuestionCondenser, query_of
 
-__all__ = ["DeveloperKnowledgeAnswer", "DiscoveryEngineAnswer", "answer_output"]
+__all__ = [
+    "QUERY_KEYS",
+    "SESSION_KEY",
+    "DeveloperKnowledgeAnswer",
+    "DiscoveryEngineAnswer",
+    "answer_output",
+]
 
-QUERY_KEYS = ("query", "question", "input")
-
-
-def _query(input: Any) -> str:
-    if isinstance(input, str):
-        return input
-    if isinstance(input, Mapping):
-        for key in QUERY_KEYS:
-            if isinstance(input.get(key), str):
-                return str(input[key])
-    raise InputError(
-        f"expected the query as a str or under 'query'/'question'/'input', got {input!r:.80}",
-        field="query",
-    )
+# The input key of the session a query is asked in (the output's "session" names it).
+SESSION_KEY = "session"
+_query = query_of  # the name the search-summary Runnable imports
 
 
 def answer_output(query: str, answer: GroundedAnswer) -> dict[str, Any]:
     """The output dict of both answer Runnables.
 
-    ``query``; ``answer``: the text; ``documents``: the references as ``Document``s; every key
-    of ``grounding_core.answer_metadata`` (``grounding_score``; ``citations`` and
-    ``grounding_supports``, each with its text, char and byte spans, the positions of its
-    documents (``reference_indices``) and their ids (``source_ids``); ``skipped_reasons``,
-    ``session``, ...: the schema LlamaIndex's answer metadata has too);
-    ``grounded_answer``: the full record (``grounding_core.answer_markdown`` renders it).
+    ``query``: the query sent; ``answer``: the text; ``documents``: the references as
+    ``Document``s; every key of ``grounding_core.answer_metadata`` (``grounding_score``;
+    ``citations`` and ``grounding_supports``, each with its text, char and byte spans, the
+    positions of its documents (``reference_indices``) and their ids (``source_ids``);
+    ``skipped_reasons``; ``session``, the session to pass on to the next turn; ...: the schema
+    LlamaIndex's answer metadata has too); ``grounded_answer``: the full record
+    (``grounding_core.answer_markdown`` renders it).
     """
     return {
         "query": query,
@@ -61,23 +63,34 @@ def answer_output(query: str, answer: GroundedAnswer) -> dict[str, Any]:
     }
 
 
-class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]]):
-    """What both answer Runnables share: ``invoke``/``ainvoke`` around the core component."""
+def _refuse(input: Any, key: str, hint: str) -> None:
+    if isinstance(input, Mapping) and input.get(key) is not None:
+        raise InputError(hint, field=key)
 
-    _answering: DiscoveryEngineAnswerQuery | DeveloperKnowledgeAnswerQuery = PrivateAttr()
+
+class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]]):
+    """What the answer Runnables share: ``invoke``/``ainvoke`` around a core component with
+    ``answer(query)``/``aanswer(query)``. ``_call_kwargs`` gives the keyword arguments of that
+    call from the input (none here: a session in the input is refused)."""
+
+    _answering: Any = PrivateAttr()
 
     @property
-    def answering(self) -> DiscoveryEngineAnswerQuery | DeveloperKnowledgeAnswerQuery:
-        """The core answerQuery component this Runnable wraps."""
+    def answering(self) -> Any:
+        """The core component this Runnable wraps."""
         return self._answering
 
+    def _call_kwargs(self, input: Any) -> dict[str, Any]:
+        _refuse(input, SESSION_KEY, f"{type(self).__name__} has no sessions: leave out 'session'")
+        return {}
+
     def _invoke(self, input: Any) -> dict[str, Any]:
-        query = _query(input)
-        return answer_output(query, self._answering.answer(query))
+        query, kwargs = query_of(input), self._call_kwargs(input)
+        return answer_output(query, self._answering.answer(query, **kwargs))
 
     async def _ainvoke(self, input: Any) -> dict[str, Any]:
-        query = _query(input)
-        return answer_output(query, await self._answering.aanswer(query))
+        query, kwargs = query_of(input), self._call_kwargs(input)
+        return answer_output(query, await self._answering.aanswer(query, **kwargs))
 
     def invoke(
         self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -92,14 +105,32 @@ class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]]):
         return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
 
 
-class DiscoveryEngineAnswer(DiscoveryEngineSettings, _Answering):
+def _answer_option_fields() -> type[BaseModel]:
+    """The fields of ``AnswerSpec`` (its types and defaults) as pydantic fields: the options
+    are defined once, in the core."""
+    hints = typing.get_type_hints(AnswerSpec)
+    fields: dict[str, Any] = {
+        field.name: (hints[field.name], field.default) for field in dataclasses.fields(AnswerSpec)
+    }
+    return create_model("AnswerOptionFields", __base__=BaseModel, **fields)
+
+
+AnswerOptionFields = _answer_option_fields()
+
+
+class DiscoveryEngineAnswer(DiscoveryEngineSettings, AnswerOptionFields, _Answering):  # type: ignore[misc, valid-type]
     """A grounded answer from Discovery Engine's ``answerQuery``: query in, answer out.
 
     Key init args:
         engine_id (the usual target of answerQuery) or data_store_id; project_id, location,
-        collection, serving_config_id; include_citations, max_return_results, filter,
-        preamble, model_version, answer_language_code, include_grounding_supports; and the
-        connection fields.
+        collection, serving_config_id; every field of ``grounding_core.AnswerSpec`` (with its
+        default): max_return_results, filter, boost_spec, order_by, search_mode
+        (``"chunks"``; ``None`` sends none: Google's default, documents), data_store_specs,
+        include_citations, preamble, model_version, answer_language_code,
+        include_grounding_supports, filtering_level, the ignore_* flags, safety_filtering,
+        related_questions, disable_query_rephraser, max_rephrase_steps,
+        query_classification_types, disable_spell_correction, user_pseudo_id, session; and
+        the connection fields.
 
     Usage:
         .. code-block:: python
@@ -110,41 +141,31 @@ class DiscoveryEngineAnswer(DiscoveryEngineSettings, _Answering):
             out = answerer.invoke("How do I open a file?")
             out["answer"], out["citations"][0]["start"], out["documents"][0].metadata["source"]
 
-    Input: a str, or a dict with ``query``/``question``/``input``. Output: see
-    ``answer_output``.
+    Multi-turn: ``{"query": ..., "session": "-"}`` starts a session, whose name comes back
+    under ``out["session"]``; pass it as the next input's ``session`` and the follow-up is
+    answered in the conversation (a per-call ``session`` wins over the ``session`` field).
+
+    Input: a str, or a dict with ``query``/``question``/``input`` (and ``session``). Output:
+    see ``answer_output``.
     """
 
     data_store_id: str | None = None
     engine_id: str | None = None
     collection: str | None = DEFAULT_COLLECTION
     serving_config_id: str = DEFAULT_SERVING_CONFIG
-    include_citations: bool = True
-    max_return_results: int = Field(default=DEFAULT_MAX_RETURN_RESULTS, ge=1, le=100)
-    filter: str = ""
-    search_mode: SearchResultMode = "chunks"
-    preamble: str = ""
-    model_version: str = ""
-    answer_language_code: str = ""
-    include_grounding_supports: bool = False
 
     _answering: DiscoveryEngineAnswerQuery = PrivateAttr()
 
     @model_validator(mode="after")
     def _build(self) -> DiscoveryEngineAnswer:
+        options = {name: getattr(self, name) for name in AnswerOptions.__optional_keys__}
         self._answering = DiscoveryEngineAnswerQuery.create(
             self.connection,
             data_store_id=self.data_store_id,
             engine_id=self.engine_id,
             collection=self.collection,
             serving_config_id=self.serving_config_id,
-            include_citations=self.include_citations,
-            max_return_results=self.max_return_results,
-            filter=self.filter,
-            search_mode=self.search_mode,
-            preamble=self.preamble,
-            model_version=self.model_version,
-            answer_language_code=self.answer_language_code,
-            include_grounding_supports=self.include_grounding_supports,
+            **options,
         )
         return self
 
@@ -152,6 +173,16 @@ class DiscoveryEngineAnswer(DiscoveryEngineSettings, _Answering):
     def target(self) -> DiscoveryEngineTarget:
         """The engine or data store asked."""
         return self._answering.target
+
+    def _call_kwargs(self, input: Any) -> dict[str, Any]:
+        _refuse(
+            input,
+            HISTORY_KEY,
+            "DiscoveryEngineAnswer keeps the conversation in its session: pass the previous "
+            "output's 'session' instead of chat_history",
+        )
+        session = input.get(SESSION_KEY) if isinstance(input, Mapping) else None
+        return {} if session is None else {"session": session}
 
 
 class DeveloperKnowledgeAnswer(DeveloperKnowledgeSettings, _Answering):
@@ -165,10 +196,16 @@ class DeveloperKnowledgeAnswer(DeveloperKnowledgeSettings, _Answering):
         out["answer"], out["documents"][0].metadata["source"]
 
     ``filter`` (AIP-160, at most 500 characters) narrows the documents the answer may use.
-    Output: see ``answer_output``.
+
+    Multi-turn: the API has no sessions, so a dict input's ``chat_history`` (the earlier
+    turns, as messages or ``(role, text)`` pairs: what ``RunnableWithMessageHistory`` fills
+    in) is condensed with the follow-up by ``condenser`` (a ``QuestionCondenser``: the earlier
+    questions joined with it by default, or your LLM's standalone question), and the output's
+    ``query`` is the question that was asked. Output: see ``answer_output``.
     """
 
     filter: str = Field(default="", max_length=500)
+    condenser: QuestionCondenser = Field(default_factory=QuestionCondenser)
 
     _answering: DeveloperKnowledgeAnswerQuery = PrivateAttr()
 
@@ -176,3 +213,17 @@ class DeveloperKnowledgeAnswer(DeveloperKnowledgeSettings, _Answering):
     def _build(self) -> DeveloperKnowledgeAnswer:
         self._answering = DeveloperKnowledgeAnswerQuery(self.connection, self.filter)
         return self
+
+    def _invoke(  # type: ignore[override]
+        self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> dict[str, Any]:
+        self._call_kwargs(input)
+        query = self.condenser.invoke(input, {"callbacks": run_manager.get_child()})
+        return answer_output(query, self._answering.answer(query))
+
+    async def _ainvoke(  # type: ignore[override]
+        self, input: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
+    ) -> dict[str, Any]:
+        self._call_kwargs(input)
+        query = await self.condenser.ainvoke(input, {"callbacks": run_manager.get_child()})
+        return answer_output(query, await self._answering.aanswer(query))

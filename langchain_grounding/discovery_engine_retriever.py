@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from langchain_core.retrievers import LangSmithRetrieverParams
@@ -12,16 +13,25 @@ from grounding_core import (
     DEFAULT_SEARCH_K,
     DEFAULT_SERVING_CONFIG,
     MAX_CHUNK_NEIGHBOURS,
+    MAX_EXTRACTIVE_ANSWERS,
+    MAX_EXTRACTIVE_SEGMENTS,
+    ChunkSearchSpec,
+    DataStoreSpec,
     DiscoveryEngineChunkSearch,
     DiscoveryEngineTarget,
+    QueryExpansion,
     RelevanceThreshold,
     SearchResultMode,
+    SpellCorrection,
 )
 
 from ._connection import DiscoveryEngineSettings
 from ._retrieving import ChunkRetriever
 
 __all__ = ["DiscoveryEngineRetriever"]
+
+# The retriever's search options are the spec's fields (``k`` is the retriever's own field too).
+_SPEC_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkSearchSpec))
 
 
 class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[DiscoveryEngineChunkSearch]):
@@ -40,8 +50,13 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
         filter, boost_spec, order_by, relevance_threshold: search options.
         num_previous_chunks / num_next_chunks: neighbouring chunks (0..3) kept in metadata.
         search_mode: ``"chunks"`` (default) or ``"documents"`` for structured and website
-            data stores: then ``page_content`` is the extractive segments/answers or
-            snippets (for structured data, the struct data as ``key: value`` lines).
+            data stores: then ``page_content`` is the extractive segments, else the extractive
+            answers, else the snippets (for structured data, the struct data as
+            ``key: value`` lines).
+        return_snippet, max_extractive_*, spell_correction, query_expansion, facet_specs,
+            data_store_specs, ...: the other fields of ``grounding_core.ChunkSearchSpec``
+            (documents-mode text, query options). The response's own values (corrected query,
+            facets, ...) come as the run's ``"search_response"`` custom event.
         emulator_host, credentials, client_options, timeout, retry: the connection.
 
     Instantiate:
@@ -84,6 +99,21 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
     num_next_chunks: int = Field(default=0, ge=0, le=MAX_CHUNK_NEIGHBOURS)
     relevance_threshold: RelevanceThreshold | None = None
     search_mode: SearchResultMode = "chunks"
+    return_snippet: bool | None = Field(default=None, description="None: in documents mode")
+    max_extractive_answer_count: int = Field(default=0, ge=0, le=MAX_EXTRACTIVE_ANSWERS)
+    max_extractive_segment_count: int = Field(default=0, ge=0, le=MAX_EXTRACTIVE_SEGMENTS)
+    return_extractive_segment_score: bool = False
+    num_previous_segments: int = Field(default=0, ge=0)
+    num_next_segments: int = Field(default=0, ge=0)
+    spell_correction: SpellCorrection | None = None
+    query_expansion: QueryExpansion | None = None
+    pin_unexpanded_results: bool = False
+    language_code: str = ""
+    user_pseudo_id: str = ""
+    session: str = ""
+    relevance_filter_spec: dict[str, Any] | None = None
+    data_store_specs: tuple[DataStoreSpec, ...] = ()
+    facet_specs: tuple[dict[str, Any], ...] = ()
 
     @model_validator(mode="after")
     def _build_search(self) -> DiscoveryEngineRetriever:
@@ -94,14 +124,7 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
             engine_id=self.engine_id,
             collection=self.collection,
             serving_config_id=self.serving_config_id,
-            k=self.k,
-            filter=self.filter,
-            boost_spec=self.boost_spec,
-            order_by=self.order_by,
-            num_previous_chunks=self.num_previous_chunks,
-            num_next_chunks=self.num_next_chunks,
-            relevance_threshold=self.relevance_threshold,
-            search_mode=self.search_mode,
+            **{name: getattr(self, name) for name in _SPEC_FIELDS},
         )
         return self
 

@@ -63,7 +63,9 @@ class GroundingChecker(
         (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``). No data store is needed.
 
     Key init args:
-        citation_threshold (0..1, default 0.6), enable_claim_level_score: passed to the API.
+        citation_threshold (0..1, default 0.6), enable_claim_level_score, user_labels (Google's
+            label rules: at most 64, lowercase keys and values of at most 63 characters):
+            passed to the API.
         min_support_score (default 0.6): below it the answer counts as ungrounded.
         on_ungrounded: ``"annotate"`` (default: return it with the report), ``"raise"``
             (``UngroundedAnswerError``) or ``"fallback"`` (replace the answer by
@@ -105,6 +107,7 @@ class GroundingChecker(
     grounding_config: str = DEFAULT_GROUNDING_CONFIG
     citation_threshold: float = Field(default=DEFAULT_CITATION_THRESHOLD, ge=0.0, le=1.0)
     enable_claim_level_score: bool = False
+    user_labels: dict[str, str] = Field(default_factory=dict)
     min_support_score: float = Field(default=DEFAULT_MIN_SUPPORT_SCORE, ge=0.0, le=1.0)
     on_ungrounded: UngroundedPolicy = "annotate"
     fallback_answer: str = DEFAULT_FALLBACK_ANSWER
@@ -121,6 +124,7 @@ class GroundingChecker(
             min_support_score=self.min_support_score,
             on_ungrounded=self.on_ungrounded,
             fallback_answer=self.fallback_answer,
+            user_labels=self.user_labels,
         )
         return self
 

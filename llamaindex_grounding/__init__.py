@@ -1,5 +1,6 @@
 """LlamaIndex adapters over grounding_core: Vertex AI Search chunks as nodes, grounding checks
-as a query-engine wrapper and an evaluator, grounded answers from answerQuery as query engines.
+as a query-engine wrapper and an evaluator, grounded answers from answerQuery as query engines
+and chat engines.
 
 >>> from llamaindex_grounding import DiscoveryEngineRetriever, GroundedQueryEngine  # doctest: +SKIP
 """
@@ -7,10 +8,13 @@ as a query-engine wrapper and an evaluator, grounded answers from answerQuery as
 from grounding_core import GroundingReport, UngroundedAnswerError
 
 from .developer_knowledge_answer_query_engine import DeveloperKnowledgeAnswerQueryEngine
+from .developer_knowledge_chat_engine import DeveloperKnowledgeChatEngine
 from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
 from .discovery_engine_answer_query_engine import DiscoveryEngineAnswerQueryEngine
+from .discovery_engine_chat_engine import DiscoveryEngineChatEngine
 from .discovery_engine_retriever import DiscoveryEngineRetriever
-from .events import GroundingCheckEndEvent, GroundingCheckStartEvent
+from .discovery_engine_search_summary_query_engine import DiscoveryEngineSearchSummaryQueryEngine
+from .events import GroundingCheckEndEvent, GroundingCheckStartEvent, SearchResponseEvent
 from .grounded_query_engine import GroundedQueryEngine
 from .grounding_evaluation_result import GroundingEvaluationResult
 from .grounding_evaluator import GroundingEvaluator
@@ -18,15 +22,19 @@ from .nodes import chunk_to_node
 
 __all__ = [
     "DeveloperKnowledgeAnswerQueryEngine",
+    "DeveloperKnowledgeChatEngine",
     "DeveloperKnowledgeRetriever",
     "DiscoveryEngineAnswerQueryEngine",
+    "DiscoveryEngineChatEngine",
     "DiscoveryEngineRetriever",
+    "DiscoveryEngineSearchSummaryQueryEngine",
     "GroundedQueryEngine",
     "GroundingCheckEndEvent",
     "GroundingCheckStartEvent",
     "GroundingEvaluationResult",
     "GroundingEvaluator",
     "GroundingReport",
+    "SearchResponseEvent",
     "UngroundedAnswerError",
     "chunk_to_node",
 ]

@@ -13,7 +13,12 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import QueryBundle
 
-from grounding_core import DeveloperKnowledgeAnswerQuery, DiscoveryEngineAnswerQuery, GroundedAnswer
+from grounding_core import (
+    DeveloperKnowledgeAnswerQuery,
+    DiscoveryEngineAnswerQuery,
+    DiscoveryEngineSearchSummary,
+    GroundedAnswer,
+)
 
 from .nodes import answer_response
 
@@ -21,7 +26,12 @@ __all__ = ["AnswerQueryEngine"]
 
 logger = logging.getLogger(__name__)
 
-AnsweringT = TypeVar("AnsweringT", DiscoveryEngineAnswerQuery, DeveloperKnowledgeAnswerQuery)
+AnsweringT = TypeVar(
+    "AnsweringT",
+    DiscoveryEngineAnswerQuery,
+    DeveloperKnowledgeAnswerQuery,
+    DiscoveryEngineSearchSummary,
+)
 
 
 class AnswerQueryEngine(BaseQueryEngine, Generic[AnsweringT]):

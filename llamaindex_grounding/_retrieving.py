@@ -1,22 +1,35 @@
 """What both LlamaIndex retrievers share: the core chunk search they wrap, ``similarity_top_k``
-and the calls."""
+and the calls. A Discovery Engine search also sends a ``SearchResponseEvent`` with what its
+response says of the search as a whole (corrected query, facets, ...)."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Generic, TypeVar
 
+import llama_index.core.instrumentation as instrument
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from grounding_core import DeveloperKnowledgeChunkSearch, DiscoveryEngineChunkSearch, check_count
+from grounding_core import (
+    DeveloperKnowledgeChunkSearch,
+    DiscoveryEngineChunkSearch,
+    SearchResults,
+    SourceChunk,
+    check_count,
+    search_response_metadata,
+)
 
+from .events import SearchResponseEvent
 from .nodes import chunk_to_node_with_score
 
 __all__ = ["ChunkRetriever"]
 
 logger = logging.getLogger(__name__)
+# LlamaIndex re-exports get_dispatcher without declaring it (hence the ignore for mypy).
+dispatcher = instrument.get_dispatcher(__name__)  # type: ignore[attr-defined]
 
 SearchT = TypeVar("SearchT", DiscoveryEngineChunkSearch, DeveloperKnowledgeChunkSearch)
 
@@ -47,11 +60,25 @@ class ChunkRetriever(BaseRetriever, Generic[SearchT]):
         self._search = self._search.replace(k=check_count("similarity_top_k", value, minimum=1))
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        chunks = self._search.search(query_bundle.query_str)
-        logger.debug("%d chunks from %r", len(chunks), self)
-        return [chunk_to_node_with_score(chunk) for chunk in chunks]
+        query = query_bundle.query_str
+        search = self._search
+        if isinstance(search, DeveloperKnowledgeChunkSearch):
+            return self._nodes(search.search(query))
+        return self._nodes(self._report(query, search.search_results(query)))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        chunks = await self._search.asearch(query_bundle.query_str)
+        query = query_bundle.query_str
+        search = self._search
+        if isinstance(search, DeveloperKnowledgeChunkSearch):
+            return self._nodes(await search.asearch(query))
+        return self._nodes(self._report(query, await search.asearch_results(query)))
+
+    def _report(self, query: str, results: SearchResults) -> tuple[SourceChunk, ...]:
+        dispatcher.event(
+            SearchResponseEvent(query=query, search_response=search_response_metadata(results))
+        )
+        return results.chunks
+
+    def _nodes(self, chunks: Sequence[SourceChunk]) -> list[NodeWithScore]:
         logger.debug("%d chunks from %r", len(chunks), self)
         return [chunk_to_node_with_score(chunk) for chunk in chunks]

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
 from grounding_core import (
-    DEFAULT_COLLECTION,
-    DEFAULT_MAX_RETURN_RESULTS,
-    DEFAULT_SERVING_CONFIG,
     AnswerSpec,
     DiscoveryEngineAnswerQuery,
-    DiscoveryEngineConnection,
-    DiscoveryEngineConnectionArgs,
+    DiscoveryEngineAnswerQueryArgs,
     DiscoveryEngineTarget,
-    SearchResultMode,
 )
 
 from ._answering import AnswerQueryEngine
@@ -33,12 +25,18 @@ class DiscoveryEngineAnswerQueryEngine(AnswerQueryEngine[DiscoveryEngineAnswerQu
         (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``).
 
     Key init args:
-        engine_id (the usual target of answerQuery) or data_store_id; project_id, location,
-        collection, serving_config_id.
-        include_citations, max_return_results (1..100), filter, boost_spec, order_by,
-        search_mode, preamble, model_version, answer_language_code,
-        include_grounding_supports, related_questions, session: the answer options.
+        ``grounding_core.DiscoveryEngineAnswerQueryArgs``, that is: engine_id (the usual
+        target of answerQuery) or data_store_id; project_id, location, collection,
+        serving_config_id.
+        The answer options: every field of ``grounding_core.AnswerSpec``, with its default
+        (max_return_results (1..100), filter, boost_spec, order_by, search_mode (``"chunks"``;
+        ``None`` sends none: Google's default, documents), data_store_specs, include_citations,
+        preamble, model_version, answer_language_code, include_grounding_supports,
+        filtering_level, the ignore_* flags, safety_filtering, related_questions,
+        disable_query_rephraser, max_rephrase_steps, query_classification_types,
+        disable_spell_correction, user_pseudo_id, session).
         emulator_host, credentials, client_options, timeout, retry: the connection.
+        For a conversation use ``DiscoveryEngineChatEngine`` (same arguments).
 
     Instantiate:
         .. code-block:: python
@@ -73,45 +71,10 @@ class DiscoveryEngineAnswerQueryEngine(AnswerQueryEngine[DiscoveryEngineAnswerQu
     def __init__(
         self,
         *,
-        engine_id: str | None = None,
-        data_store_id: str | None = None,
-        collection: str | None = DEFAULT_COLLECTION,
-        serving_config_id: str = DEFAULT_SERVING_CONFIG,
-        include_citations: bool = True,
-        max_return_results: int = DEFAULT_MAX_RETURN_RESULTS,
-        filter: str = "",
-        boost_spec: Mapping[str, Any] | None = None,
-        order_by: str = "",
-        search_mode: SearchResultMode = "chunks",
-        preamble: str = "",
-        model_version: str = "",
-        answer_language_code: str = "",
-        include_grounding_supports: bool = False,
-        related_questions: bool = False,
-        session: str | None = None,
         callback_manager: CallbackManager | None = None,
-        **connection: Unpack[DiscoveryEngineConnectionArgs],
+        **arguments: Unpack[DiscoveryEngineAnswerQueryArgs],
     ) -> None:
-        answering = DiscoveryEngineAnswerQuery.create(
-            DiscoveryEngineConnection.create(**connection),
-            engine_id=engine_id,
-            data_store_id=data_store_id,
-            collection=collection,
-            serving_config_id=serving_config_id,
-            include_citations=include_citations,
-            max_return_results=max_return_results,
-            filter=filter,
-            boost_spec=boost_spec,
-            order_by=order_by,
-            search_mode=search_mode,
-            preamble=preamble,
-            model_version=model_version,
-            answer_language_code=answer_language_code,
-            include_grounding_supports=include_grounding_supports,
-            related_questions=related_questions,
-            session=session,
-        )
-        super().__init__(answering, callback_manager)
+        super().__init__(DiscoveryEngineAnswerQuery.connect(**arguments), callback_manager)
 
     def __repr__(self) -> str:
         return (

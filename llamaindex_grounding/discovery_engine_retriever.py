@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from llama_index.core.callbacks import CallbackManager
@@ -13,12 +13,15 @@ from grounding_core import (
     DEFAULT_SEARCH_K,
     DEFAULT_SERVING_CONFIG,
     ChunkSearchSpec,
+    DataStoreSpec,
     DiscoveryEngineChunkSearch,
     DiscoveryEngineConnection,
     DiscoveryEngineConnectionArgs,
     DiscoveryEngineTarget,
+    QueryExpansion,
     RelevanceThreshold,
     SearchResultMode,
+    SpellCorrection,
     check_count,
 )
 
@@ -44,7 +47,12 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         num_previous_chunks / num_next_chunks: neighbouring chunks (0..3), kept in metadata
             and linked as the ``PREVIOUS``/``NEXT`` relationships.
         search_mode: ``"chunks"`` (default) or ``"documents"`` for structured and website
-            data stores (then the text is the extractive segments/answers or snippets).
+            data stores (then the text is the extractive segments, else the extractive
+            answers, else the snippets).
+        return_snippet, max_extractive_*, spell_correction, query_expansion, facet_specs,
+            data_store_specs, ...: the other fields of ``grounding_core.ChunkSearchSpec``
+            (documents-mode text, query options). The response's own values (corrected query,
+            facets, ...) come as a ``SearchResponseEvent`` to LlamaIndex's event handlers.
         emulator_host, credentials, client_options, timeout, retry: the connection.
 
     Instantiate:
@@ -97,6 +105,21 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         num_next_chunks: int = 0,
         relevance_threshold: RelevanceThreshold | None = None,
         search_mode: SearchResultMode = "chunks",
+        return_snippet: bool | None = None,
+        max_extractive_answer_count: int = 0,
+        max_extractive_segment_count: int = 0,
+        return_extractive_segment_score: bool = False,
+        num_previous_segments: int = 0,
+        num_next_segments: int = 0,
+        spell_correction: SpellCorrection | None = None,
+        query_expansion: QueryExpansion | None = None,
+        pin_unexpanded_results: bool = False,
+        language_code: str = "",
+        user_pseudo_id: str = "",
+        session: str = "",
+        relevance_filter_spec: Mapping[str, Any] | None = None,
+        data_store_specs: Sequence[DataStoreSpec] = (),
+        facet_specs: Sequence[Mapping[str, Any]] = (),
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **connection: Unpack[DiscoveryEngineConnectionArgs],
@@ -115,6 +138,21 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
             num_next_chunks=num_next_chunks,
             relevance_threshold=relevance_threshold,
             search_mode=search_mode,
+            return_snippet=return_snippet,
+            max_extractive_answer_count=max_extractive_answer_count,
+            max_extractive_segment_count=max_extractive_segment_count,
+            return_extractive_segment_score=return_extractive_segment_score,
+            num_previous_segments=num_previous_segments,
+            num_next_segments=num_next_segments,
+            spell_correction=spell_correction,
+            query_expansion=query_expansion,
+            pin_unexpanded_results=pin_unexpanded_results,
+            language_code=language_code,
+            user_pseudo_id=user_pseudo_id,
+            session=session,
+            relevance_filter_spec=relevance_filter_spec,
+            data_store_specs=data_store_specs,
+            facet_specs=facet_specs,
         )
         super().__init__(search, callback_manager, verbose)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from llama_index.core.instrumentation.events import BaseEvent
 
-__all__ = ["GroundingCheckEndEvent", "GroundingCheckStartEvent"]
+__all__ = ["GroundingCheckEndEvent", "GroundingCheckStartEvent", "SearchResponseEvent"]
 
 
 class GroundingCheckStartEvent(BaseEvent):
@@ -57,3 +57,22 @@ class GroundingCheckEndEvent(BaseEvent):
     def class_name(cls) -> str:
         """The event's name."""
         return "GroundingCheckEndEvent"
+
+
+class SearchResponseEvent(BaseEvent):
+    """A Discovery Engine retriever's search returned (sent inside the retrieval's span).
+
+    Args:
+        query: the query searched.
+        search_response: what the response says of the search as a whole
+            (``grounding_core.search_response_metadata``: ``total_size``, ``corrected_query``,
+            ``expanded_query``, ``pinned_result_count``, ``facets``, ``attribution_token``).
+    """
+
+    query: str
+    search_response: dict[str, Any]
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The event's name."""
+        return "SearchResponseEvent"

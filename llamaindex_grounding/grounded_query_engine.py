@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Mapping, Sequence
 from typing import Any
 
 from llama_index.core import Settings
@@ -52,7 +52,9 @@ class GroundedQueryEngine(BaseQueryEngine):
 
     Key init args:
         query_engine: any ``BaseQueryEngine`` (e.g. a ``RetrieverQueryEngine``).
-        citation_threshold (0..1, default 0.6), enable_claim_level_score: passed to the API.
+        citation_threshold (0..1, default 0.6), enable_claim_level_score, user_labels (Google's
+            label rules: at most 64, lowercase keys and values of at most 63 characters):
+            passed to the API.
         min_support_score (default 0.6): below it the answer counts as ungrounded.
         on_ungrounded: ``"annotate"`` (default: return it with the result), ``"raise"``
             (``UngroundedAnswerError``) or ``"fallback"`` (replace the answer by
@@ -116,6 +118,7 @@ class GroundedQueryEngine(BaseQueryEngine):
         grounding_config: str = DEFAULT_GROUNDING_CONFIG,
         citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
         enable_claim_level_score: bool = False,
+        user_labels: Mapping[str, str] | None = None,
         min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
         on_ungrounded: UngroundedPolicy = "annotate",
         fallback_answer: str = DEFAULT_FALLBACK_ANSWER,
@@ -137,6 +140,7 @@ class GroundedQueryEngine(BaseQueryEngine):
             min_support_score=min_support_score,
             on_ungrounded=on_ungrounded,
             fallback_answer=fallback_answer,
+            user_labels=user_labels,
             on_error=on_error,
         )
         super().__init__(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from llama_index.core.base.response.schema import Response
@@ -57,7 +57,9 @@ class GroundingEvaluator(BaseEvaluator):
         (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``).
 
     Key init args:
-        citation_threshold (0..1, default 0.6), enable_claim_level_score: passed to the API.
+        citation_threshold (0..1, default 0.6), enable_claim_level_score, user_labels (Google's
+            label rules: at most 64, lowercase keys and values of at most 63 characters):
+            passed to the API.
         min_support_score (default 0.6): ``passing`` is ``support score >= min_support_score``.
         project_id, location, grounding_config, and the connection (emulator_host,
         credentials, client_options, timeout, retry).
@@ -105,6 +107,7 @@ class GroundingEvaluator(BaseEvaluator):
         grounding_config: str = DEFAULT_GROUNDING_CONFIG,
         citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
         enable_claim_level_score: bool = False,
+        user_labels: Mapping[str, str] | None = None,
         min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
         **connection: Unpack[DiscoveryEngineConnectionArgs],
     ) -> None:
@@ -115,6 +118,7 @@ class GroundingEvaluator(BaseEvaluator):
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,
             min_support_score=min_support_score,
+            user_labels=user_labels,
             on_error="raise",
         )
 

@@ -78,7 +78,7 @@ def _connection_args(parser: argparse.ArgumentParser) -> None:
         "--project", help="Google Cloud project (default: $GOOGLE_CLOUD_PROJECT or ADC's)"
     )
     group.add_argument(
-        "--location", default=DEFAULT_LOCATION, help="global, us, eu, ... (default: global)"
+        "--location", default=DEFAULT_LOCATION, help="global, us or eu (default: global)"
     )
     group.add_argument(
         "--timeout",
@@ -187,10 +187,16 @@ def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.Argumen
     search.add_argument(
         "--relevance-threshold", choices=("lowest", "low", "medium", "high"), default=None
     )
+    search.add_argument(
+        "--summary",
+        action="store_true",
+        help="print the search summary of the top -k results, with its citations (Discovery "
+        "Engine; -k at most 50 in chunk mode, 10 in documents mode)",
+    )
     _target_args(search, api=True)
     _connection_args(search)
     _output_args(search, html=False)
-    search.set_defaults(run=run_search)
+    search.set_defaults(run=run_search, markdown=False)
 
     answer = commands.add_parser(
         "answer", help="answer a question with citations", description=run_answer.__doc__

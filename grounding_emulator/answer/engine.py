@@ -1,29 +1,40 @@
 """The answer generator (AnswerQuery semantics): extractive, deterministic, honest; pure.
 
-1. **Classify** the query (``query_classes.py``): a query that only makes small talk is skipped
-   with ``NON_ANSWER_SEEKING_QUERY_IGNORED`` when the request sets
-   ``ignore_non_answer_seeking_query``, one that tries to override instructions with
-   ``JAIL_BREAKING_QUERY_IGNORED`` when it sets ``ignore_jail_breaking_query``; the classes the
-   request asks about are reported either way.
-2. **Retrieve** chunks: a CHUNKS search (``max_return_results`` chunks, default 10, with the
-   request's filter, ordering and boosts), hybrid when the data store has vectors.
-3. **Score sentences** (``answer_sentences.py``): each prose sentence of the retrieved chunks
+1. **Classify** the query (``query_classes.py``): every skip the request asks for that applies
+   is reported, in the order of ``Answer.AnswerSkippedReason``: ``ADVERSARIAL_QUERY_IGNORED``
+   (``ignore_adversarial_query``; the emulator's adversarial queries are the jail-breaking
+   ones), ``NON_ANSWER_SEEKING_QUERY_IGNORED`` (``ignore_non_answer_seeking_query``: small
+   talk), ``JAIL_BREAKING_QUERY_IGNORED`` (``ignore_jail_breaking_query``: attempts to override
+   instructions); the classes the request asks about are reported either way. Classification
+   reads the query as asked.
+2. **Rephrase** a follow-up with the earlier queries of its session (``rephrase.py``; on by
+   default, off with ``query_rephraser_spec.disable``) and, unless the request sets
+   ``disable_spell_correction``, correct its spelling (``search/spelling.py``, the search's);
+   steps 3 to 5 use the query searched.
+3. **Retrieve** (``max_return_results`` results, default 10, with the request's filter, ordering
+   and boosts; hybrid when the data store has vectors): chunks in CHUNKS mode, documents in
+   DOCUMENTS mode ("If unspecified, the search result mode defaults to DOCUMENTS",
+   ``SearchParams.search_result_mode``), whose best chunks (the ones the search matched) are
+   read, ranked as their document.
+4. **Score sentences** (``sentences.py``): each prose sentence of the retrieved chunks
    gets a relevance in [0, 1]: its coverage of the query (the share of the query's IDF weight
    found in its tokens), fused with its own semantic similarity to the query when the data store
    has vectors (``fusion.fuse``, the same scale as search relevance). Its **score** is the mean
    of that relevance and its chunk's relevance relative to the best chunk.
-4. **Select** the best ``MAX_SENTENCES`` sentences by score (ties: better-ranked chunk, earlier
+5. **Select** the best ``MAX_SENTENCES`` sentences by score (ties: better-ranked chunk, earlier
    sentence) whose relevance is at least ``MIN_SENTENCE_RELEVANCE``, skipping any sentence that
    is a near-duplicate of one already chosen. When the request sets
    ``ignore_low_relevant_content`` to false the minimum does not apply.
-5. **Compose** in reading order: the chunks in the order of their best chosen sentence, each
+6. **Compose** in reading order: the chunks in the order of their best chosen sentence, each
    chunk's sentences in their order in the chunk, joined by spaces. Each sentence is cited to
-   every retrieved chunk that contains it; references are those chunks, in order of first
-   citation.
-6. **Check**: ``grounding_score`` is the support score the grounding judge (the server's, the
-   same as CheckGrounding's) gives the answer against its references, at the default citation
-   threshold. With ``grounding_spec.filtering_level`` LOW (HIGH) an answer scoring below
-   0.3 (0.6) is withdrawn with ``LOW_GROUNDED_ANSWER``.
+   every retrieved chunk that contains it. References, in order of first citation, are those
+   chunks in CHUNKS mode, and their documents in DOCUMENTS mode (each with its cited chunks).
+7. **Check**: ``grounding_score`` is the support score the grounding judge (the server's, the
+   same as CheckGrounding's) gives the answer against its references (one fact per reference:
+   its cited chunks), at the default citation threshold. With ``grounding_spec.filtering_level``
+   LOW (HIGH) an answer scoring below 0.3 (0.6) is withdrawn with ``LOW_GROUNDED_ANSWER``.
+8. **Related questions** (``related_questions_spec.enable``, ``related.py``): the sections of
+   the retrieved chunks the answer does not cite.
 
 When no sentence qualifies the answer is empty and ``skipped_reasons`` is
 ``("NO_RELEVANT_CONTENT",)``.
@@ -31,34 +42,40 @@ When no sentence qualifies the answer is empty and ``skipped_reasons`` is
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from grounding_emulator.answer.query_classes import (
+    ADVERSARIAL_QUERY,
     JAIL_BREAKING_QUERY,
     NON_ANSWER_SEEKING_QUERY,
     classify_query,
 )
+from grounding_emulator.answer.related import related_questions
+from grounding_emulator.answer.rephrase import rephrase
 from grounding_emulator.answer.sentences import (
     Sentence,
     containing_hits,
     near_duplicates,
     sentences_of,
+    source_hits,
 )
 from grounding_emulator.corpus.datastore import DataStore
+from grounding_emulator.corpus.records import Document
 from grounding_emulator.corpus.tokens import tokenize
 from grounding_emulator.errors import InvalidArgument
 from grounding_emulator.grounding.check import check_answer
 from grounding_emulator.grounding.judge import Fact, Judge
-from grounding_emulator.limits import DEFAULT_MAX_RETURN_RESULTS
+from grounding_emulator.limits import DEFAULT_MAX_RETURN_RESULTS, MAX_REPHRASE_STEPS
 from grounding_emulator.search.engine import (
     ChunkHit,
     ConditionBoost,
     Dialect,
+    Mode,
     SearchParams,
-    chunk_hits,
     search,
 )
 from grounding_emulator.search.fusion import fuse
@@ -67,10 +84,14 @@ __all__ = [
     "FILTERING_THRESHOLDS",
     "MAX_SENTENCES",
     "MIN_SENTENCE_RELEVANCE",
+    "AnswerDocument",
     "AnswerParams",
     "AnswerSpan",
     "GeneratedAnswer",
+    "ScoredSentence",
     "generate_answer",
+    "score_sentences",
+    "select_sentences",
 ]
 
 MAX_SENTENCES = 3
@@ -78,6 +99,7 @@ MIN_SENTENCE_RELEVANCE = 0.34
 FILTERING_THRESHOLDS = {"LOW": 0.3, "HIGH": 0.6}
 
 NO_RELEVANT_CONTENT = "NO_RELEVANT_CONTENT"
+ADVERSARIAL_QUERY_IGNORED = "ADVERSARIAL_QUERY_IGNORED"
 NON_ANSWER_SEEKING_QUERY_IGNORED = "NON_ANSWER_SEEKING_QUERY_IGNORED"
 JAIL_BREAKING_QUERY_IGNORED = "JAIL_BREAKING_QUERY_IGNORED"
 LOW_GROUNDED_ANSWER = "LOW_GROUNDED_ANSWER"
@@ -90,7 +112,13 @@ class AnswerParams:
 
     ``ignore_low_relevant_content``: ``None`` when the request leaves it unset (low-relevance
     content is ignored, as when it is true). ``filtering_level``: "", "LOW" or "HIGH".
-    ``classification_types``: the query classes to report.
+    ``classification_types``: the query classes to report. ``mode``: what is searched and
+    referenced (the Discovery Engine servicer maps Google's unspecified mode to documents).
+    ``history``: the earlier queries of the session, oldest first; ``rephrase`` and
+    ``max_rephrase_steps`` (< 1: one step) are the query rephraser's; ``spell_correction``
+    searches with a corrected query (``search/spelling.py``; AnswerQuery's default, off with
+    ``disable_spell_correction``); ``data_store_filters`` the ``(field, filter)`` pairs of the
+    data store specs.
     """
 
     query: str
@@ -107,6 +135,22 @@ class AnswerParams:
     ignore_low_relevant_content: bool | None = None
     filtering_level: str = ""
     classification_types: tuple[str, ...] = ()
+    ignore_adversarial_query: bool = False
+    mode: Mode = "chunks"
+    data_store_filters: tuple[tuple[str, str], ...] = ()
+    history: tuple[str, ...] = ()
+    rephrase: bool = True
+    max_rephrase_steps: int = 0
+    spell_correction: bool = False
+    related_questions: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerDocument:
+    """A DOCUMENTS-mode reference: a document and its chunks the answer cites."""
+
+    document: Document
+    hits: tuple[ChunkHit, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,16 +166,24 @@ class AnswerSpan:
 
 @dataclass(frozen=True, slots=True)
 class GeneratedAnswer:
-    """An answer: text, citations into ``references``, grounding supports and score, skip
-    reasons, and the query classes asked about (``(type, positive)`` pairs)."""
+    """An answer: text, citations and grounding supports, grounding score, skip reasons, the
+    query classes asked about (``(type, positive)`` pairs), the query searched when it is not
+    the query asked (rephrased, or spell-corrected), and the related questions.
+
+    ``references`` are the cited chunks, in order of first citation. In CHUNKS mode they are the
+    references the spans index into; in DOCUMENTS mode the spans index into ``documents``.
+    """
 
     text: str
     citations: tuple[AnswerSpan, ...] = ()
     references: tuple[ChunkHit, ...] = ()
+    documents: tuple[AnswerDocument, ...] = ()
     grounding_score: float | None = None
     supports: tuple[AnswerSpan, ...] = ()
     skipped_reasons: tuple[str, ...] = ()
     query_classification: tuple[tuple[str, bool], ...] = ()
+    searched_query: str = ""
+    related_questions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,29 +210,39 @@ def _check_params(params: AnswerParams) -> None:
             f"got {params.filtering_level}",
             field="grounding_spec.filtering_level",
         )
+    if params.max_rephrase_steps > MAX_REPHRASE_STEPS:
+        field = "query_understanding_spec.query_rephraser_spec.max_rephrase_steps"
+        raise InvalidArgument(
+            f'{field} is at most {MAX_REPHRASE_STEPS} ("The max number is 5 steps"), '
+            f"got {params.max_rephrase_steps}",
+            field=field,
+        )
 
 
-def _retrieve(store: DataStore, params: AnswerParams) -> list[ChunkHit]:
+def _retrieve(store: DataStore, params: AnswerParams, query: str) -> tuple[list[ChunkHit], str]:
+    """The chunks the answer reads (module docstring, step 3) and the query searched."""
     page = search(
         store,
         SearchParams(
-            query=params.query,
+            query=query,
             page_size=params.max_return_results or DEFAULT_MAX_RETURN_RESULTS,
             filter=params.filter,
             filter_field=params.filter_field,
             order_by=params.order_by,
             boosts=params.boosts,
-            mode="chunks",
+            mode=params.mode,
             dialect=params.dialect,
+            data_store_filters=params.data_store_filters,
+            spell_correction="AUTO" if params.spell_correction else "",
         ),
     )
-    return list(chunk_hits(page))
+    return source_hits(store, page.hits), page.query or query
 
 
 def _scored(
     store: DataStore, query: str, hits: Sequence[ChunkHit], sentences: Sequence[Sentence]
 ) -> list[_Scored]:
-    """Every sentence with its relevance and score (module docstring, step 3)."""
+    """Every sentence with its relevance and score (module docstring, step 4)."""
     if not sentences:
         return []
     query_tokens = list(dict.fromkeys(tokenize(query)))
@@ -206,7 +268,7 @@ def _scored(
 
 
 def _select(scored: Sequence[_Scored], hits: Sequence[ChunkHit], strict: bool) -> list[_Scored]:
-    """The chosen sentences (module docstring, step 4), in reading order (step 5)."""
+    """The chosen sentences (module docstring, step 5), in reading order (step 6)."""
     ranked = sorted(
         scored, key=lambda s: (-s.score, hits[s.sentence.hit].rank, s.sentence.position)
     )
@@ -225,8 +287,69 @@ def _select(scored: Sequence[_Scored], hits: Sequence[ChunkHit], strict: bool) -
     return sorted(chosen, key=lambda s: (lead[s.sentence.hit], s.sentence.position))
 
 
-def _skipped(reason: str, classification: tuple[tuple[str, bool], ...]) -> GeneratedAnswer:
-    return GeneratedAnswer(text="", skipped_reasons=(reason,), query_classification=classification)
+# Steps 4 and 5 as the search summary (search/summary.py) uses them too.
+ScoredSentence = _Scored
+score_sentences = _scored
+select_sentences = _select
+
+
+def _skipped(reasons: tuple[str, ...], answer: GeneratedAnswer) -> GeneratedAnswer:
+    return GeneratedAnswer(
+        text="",
+        skipped_reasons=reasons,
+        query_classification=answer.query_classification,
+        searched_query=answer.searched_query,
+    )
+
+
+def _skip_reasons(params: AnswerParams, classes: frozenset[str]) -> tuple[str, ...]:
+    checks = (
+        (params.ignore_adversarial_query, ADVERSARIAL_QUERY, ADVERSARIAL_QUERY_IGNORED),
+        (
+            params.ignore_non_answer_seeking_query,
+            NON_ANSWER_SEEKING_QUERY,
+            NON_ANSWER_SEEKING_QUERY_IGNORED,
+        ),
+        (params.ignore_jail_breaking_query, JAIL_BREAKING_QUERY, JAIL_BREAKING_QUERY_IGNORED),
+    )
+    return tuple(reason for asked, kind, reason in checks if asked and kind in classes)
+
+
+def _searched_query(params: AnswerParams) -> str:
+    if not params.rephrase or not params.history:
+        return params.query
+    return rephrase(params.query, params.history, max(1, params.max_rephrase_steps))
+
+
+def _compose(
+    chosen: Sequence[_Scored], hits: Sequence[ChunkHit], documents_mode: bool
+) -> tuple[str, list[tuple[int, int, tuple[int, ...]]], list[list[int]]]:
+    """The text, its spans (with the references each cites) and the references (each the hits
+    it stands for: one chunk, or a document's cited chunks), step 6."""
+    units: list[object] = []  # one key per reference: a hit, or a document
+    members: list[list[int]] = []
+    spans: list[tuple[int, int, tuple[int, ...]]] = []
+    parts: list[str] = []
+    offset = 0
+    for item in chosen:
+        cited: list[int] = []
+        for source in containing_hits(item.sentence.text, hits) or (item.sentence.hit,):
+            key = hits[source].document.id if documents_mode else source
+            if key not in units:
+                units.append(key)
+                members.append([])
+            unit = units.index(key)
+            if source not in members[unit]:
+                members[unit].append(source)
+            if unit not in cited:
+                cited.append(unit)
+        if parts:
+            offset += 1
+        end = offset + len(item.sentence.text)
+        spans.append((offset, end, tuple(cited)))
+        parts.append(item.sentence.text)
+        offset = end
+    return " ".join(parts), spans, members
 
 
 def generate_answer(store: DataStore, params: AnswerParams, judge: Judge) -> GeneratedAnswer:
@@ -234,40 +357,31 @@ def generate_answer(store: DataStore, params: AnswerParams, judge: Judge) -> Gen
     docstring)."""
     _check_params(params)
     classes = classify_query(params.query)
-    classification = tuple((kind, kind in classes) for kind in params.classification_types)
-    if params.ignore_non_answer_seeking_query and NON_ANSWER_SEEKING_QUERY in classes:
-        return _skipped(NON_ANSWER_SEEKING_QUERY_IGNORED, classification)
-    if params.ignore_jail_breaking_query and JAIL_BREAKING_QUERY in classes:
-        return _skipped(JAIL_BREAKING_QUERY_IGNORED, classification)
+    query = _searched_query(params)
+    understood = GeneratedAnswer(
+        text="",
+        query_classification=tuple((k, k in classes) for k in params.classification_types),
+        searched_query=query if query != params.query else "",
+    )
+    reasons = _skip_reasons(params, classes)
+    if reasons:
+        return _skipped(reasons, understood)
 
-    hits = _retrieve(store, params)
-    scored = _scored(store, params.query, hits, sentences_of(hits))
+    hits, query = _retrieve(store, params, query)
+    if query != params.query:
+        understood = dataclasses.replace(understood, searched_query=query)
+    scored = _scored(store, query, hits, sentences_of(hits))
     chosen = _select(scored, hits, strict=params.ignore_low_relevant_content is not False)
     if not chosen:
-        return _skipped(NO_RELEVANT_CONTENT, classification)
+        return _skipped((NO_RELEVANT_CONTENT,), understood)
 
-    references: list[int] = []
-    spans: list[tuple[int, int, tuple[int, ...]]] = []
-    parts: list[str] = []
-    offset = 0
-    for item in chosen:
-        sources = containing_hits(item.sentence.text, hits) or (item.sentence.hit,)
-        for source in sources:
-            if source not in references:
-                references.append(source)
-        if parts:
-            offset += 1
-        end = offset + len(item.sentence.text)
-        spans.append((offset, end, tuple(references.index(s) for s in sources)))
-        parts.append(item.sentence.text)
-        offset = end
-    text = " ".join(parts)
-    cited = tuple(hits[i] for i in references)
-
-    checked = check_answer(text, [Fact(hit.chunk.content) for hit in cited], judge)
+    documents_mode = params.mode == "documents"
+    text, spans, members = _compose(chosen, hits, documents_mode)
+    facts = [Fact("\n\n".join(hits[i].chunk.content for i in unit)) for unit in members]
+    checked = check_answer(text, facts, judge)
     threshold = FILTERING_THRESHOLDS.get(params.filtering_level)
     if threshold is not None and checked.support_score < threshold:
-        return _skipped(LOW_GROUNDED_ANSWER, classification)
+        return _skipped((LOW_GROUNDED_ANSWER,), understood)
     supports = tuple(
         AnswerSpan(
             start=claim.start,
@@ -283,11 +397,29 @@ def generate_answer(store: DataStore, params: AnswerParams, judge: Judge) -> Gen
         if params.include_citations
         else ()
     )
+    cited = [i for unit in members for i in unit]
+    related: tuple[str, ...] = ()
+    if params.related_questions:
+        related = tuple(
+            related_questions(
+                [h.chunk.heading for h in hits], [h.document.title for h in hits], set(cited)
+            )
+        )
     return GeneratedAnswer(
         text=text,
         citations=citations,
-        references=cited,
+        references=tuple(hits[i] for i in cited),
+        documents=(
+            tuple(
+                AnswerDocument(hits[unit[0]].document, tuple(hits[i] for i in unit))
+                for unit in members
+            )
+            if documents_mode
+            else ()
+        ),
         grounding_score=checked.support_score,
         supports=supports,
-        query_classification=classification,
+        query_classification=understood.query_classification,
+        searched_query=understood.searched_query,
+        related_questions=related,
     )

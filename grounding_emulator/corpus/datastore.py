@@ -30,6 +30,7 @@ from grounding_emulator.corpus.embeddings import Embedder, passage_text, sentenc
 from grounding_emulator.corpus.index import ChunkIndex
 from grounding_emulator.corpus.reading import SourceDocument
 from grounding_emulator.corpus.records import Chunk, Document
+from grounding_emulator.corpus.schema import FieldType, detect_types, geolocation_of
 from grounding_emulator.corpus.semantic_index import SemanticIndex
 from grounding_emulator.corpus.tokens import TOKENIZER_VERSION, tokenize
 from grounding_emulator.errors import CorpusError
@@ -73,7 +74,7 @@ def _embed(
 
 
 def flatten_struct(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested struct data as ``{"a.b": value}`` (lists stay values).
+    """Nested struct data as ``{"a.b": value}`` (lists and geolocations stay values).
 
     >>> flatten_struct({"a": {"b": 1}, "c": [1, 2]})
     {'a.b': 1, 'c': [1, 2]}
@@ -81,7 +82,7 @@ def flatten_struct(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for key, value in data.items():
         name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
+        if isinstance(value, Mapping) and geolocation_of(value) is None:
             flat.update(flatten_struct(value, name + "."))
         else:
             flat[name] = value
@@ -176,6 +177,7 @@ class DataStore:
     _by_name: dict[str, int] = field(init=False, repr=False)
     _fields: frozenset[str] = field(init=False, repr=False)
     _flat: tuple[dict[str, Any], ...] = field(init=False, repr=False)
+    _types: dict[str, frozenset[FieldType]] = field(init=False, repr=False)
     _masks: OrderedDict[str, np.ndarray] = field(init=False, repr=False)
     _lock: threading.Lock = field(init=False, repr=False)
 
@@ -200,6 +202,7 @@ class DataStore:
         flat = tuple(flatten_struct(d.struct_data) for d in self.documents)
         setattr_(self, "_flat", flat)
         setattr_(self, "_fields", frozenset(k for f in flat for k in f))
+        setattr_(self, "_types", detect_types(flat))
         setattr_(self, "_masks", OrderedDict())
         setattr_(self, "_lock", threading.Lock())
 
@@ -218,6 +221,11 @@ class DataStore:
     def struct_fields(self) -> frozenset[str]:
         """Every (flattened) struct data field that some document has."""
         return self._fields
+
+    @property
+    def struct_types(self) -> Mapping[str, frozenset[FieldType]]:
+        """The types each struct data field holds (the detected schema, ``schema.py``)."""
+        return self._types
 
     def flat_struct(self, document_index: int) -> dict[str, Any]:
         """The flattened struct data of a document."""

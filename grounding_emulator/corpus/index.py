@@ -88,6 +88,19 @@ class ChunkIndex:
         relevance = np.clip(raw / bound, 0.0, 1.0).astype(np.float32)
         return raw, relevance
 
+    def has_token(self, token: str) -> bool:
+        """Whether some chunk has ``token`` (spell correction and query expansion ask)."""
+        return self._bm25 is not None and token in self._bm25.vocab_dict
+
+    def tokens_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` indexed tokens that start with ``prefix`` (the most frequent first,
+        then alphabetical): one pass over the vocabulary."""
+        if self._bm25 is None or self._df is None:
+            return []
+        df = self._df
+        found = [(-int(df[i]), t) for t, i in self._bm25.vocab_dict.items() if t.startswith(prefix)]
+        return [t for _, t in sorted(found)[:limit]]
+
     def idf(self, tokens: Sequence[str]) -> list[float]:
         """The IDF of each token (a token absent from the corpus gets the highest IDF)."""
         if self._bm25 is None or self._df is None:

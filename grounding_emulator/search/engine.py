@@ -18,12 +18,30 @@ it was issued for (reusing it with another query is ``INVALID_ARGUMENT``).
 
 Relevance thresholds: ``LOWEST`` keeps any match, ``LOW`` >= 0.1, ``MEDIUM`` >= 0.2,
 ``HIGH`` >= 0.35 of the relevance scale.
+
+Search options (``SearchRequest`` v1 field docs):
+
+- ``spell_correction_spec`` (``spelling.py``): ``AUTO`` searches with the corrected query,
+  ``SUGGESTION_ONLY`` only reports it (``SearchPage.corrected_query``).
+- ``query_expansion_spec.condition`` ``AUTO`` ("Automatic query expansion built by the Search
+  API"; ``DISABLED``: "Only the exact search query is used, even if total_size is zero"). Google
+  does not document its rule; the emulator's: when the exact query matches fewer results (chunks,
+  or documents in DOCUMENTS mode) than the page asks for, each query token of at least four
+  characters is widened to up to ``EXPANSIONS_PER_TOKEN`` indexed tokens that share its beginning
+  (all of it but at most its last two characters, at least four), and the search runs again with
+  them; ``expanded`` says whether that found more. With ``pin_unexpanded_results`` the exact
+  query's results come first ("unexpanded products are always at the top of the search results,
+  followed by the expanded results") and ``pinned_result_count`` counts them.
+- ``data_store_specs`` (checked by the servicer): each spec's ``filter`` applies with the
+  request's (both must match), its boosts add to the request's.
+- ``facet_specs`` (``facets.py``): counted over every matching document.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
@@ -36,15 +54,22 @@ from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.records import Chunk, Document
 from grounding_emulator.corpus.tokens import tokenize
 from grounding_emulator.errors import InvalidArgument
-from grounding_emulator.limits import DEFAULT_PAGE_SIZE, MAX_CHUNK_NEIGHBOURS, MAX_PAGE_SIZE
+from grounding_emulator.limits import (
+    DEFAULT_PAGE_SIZE,
+    MAX_CHUNK_NEIGHBOURS,
+    MAX_EXTRACTIVE_SEGMENTS,
+    MAX_PAGE_SIZE,
+)
+from grounding_emulator.search.facets import FacetCount, FacetRequest, check_facets, count_facets
 from grounding_emulator.search.filters import (
     Expression,
+    bind_filter,
     evaluate,
-    fields_of,
     parse_developer_knowledge_filter,
     parse_filter,
 )
 from grounding_emulator.search.fusion import fuse, hybrid, keyword_relevance
+from grounding_emulator.search.spelling import correct_query
 
 __all__ = [
     "RELEVANCE_THRESHOLDS",
@@ -62,7 +87,11 @@ __all__ = [
 
 RELEVANCE_THRESHOLDS = {"LOWEST": 0.0, "LOW": 0.1, "MEDIUM": 0.2, "HIGH": 0.35}
 # Documents mode: the best chunks of a document kept as its extractive segments.
-SEGMENTS_PER_DOCUMENT = 3
+SEGMENTS_PER_DOCUMENT = MAX_EXTRACTIVE_SEGMENTS
+# Query expansion: indexed tokens added per query token, the shortest prefix compared.
+EXPANSIONS_PER_TOKEN = 5
+_MIN_EXPANDED_PREFIX = 4
+SpellCorrection = Literal["", "AUTO", "SUGGESTION_ONLY"]
 
 Dialect = Literal["discovery_engine", "developer_knowledge"]
 Mode = Literal["chunks", "documents"]
@@ -82,7 +111,10 @@ class SearchParams:
 
     ``chunk_spec_given`` says whether the request set a chunk spec at all (it is refused outside
     CHUNKS mode). ``scope`` (e.g. the data store or engine name) is bound into page tokens.
-    ``filter_field`` names the filter in error messages.
+    ``filter_field`` names the filter in error messages. ``spell_correction`` "" is none (the
+    servicer maps Google's unspecified mode to ``AUTO``); ``data_store_filters`` are
+    ``(field, filter)`` pairs of the data store specs; ``num_previous_segments`` /
+    ``num_next_segments`` give each DOCUMENTS-mode segment its neighbours.
     """
 
     query: str = ""
@@ -101,6 +133,13 @@ class SearchParams:
     default_page_size: int = DEFAULT_PAGE_SIZE
     scope: str = ""
     filter_field: str = "filter"
+    spell_correction: SpellCorrection = ""
+    query_expansion: bool = False
+    pin_unexpanded_results: bool = False
+    data_store_filters: tuple[tuple[str, str], ...] = ()
+    facets: tuple[FacetRequest, ...] = ()
+    num_previous_segments: int = 0
+    num_next_segments: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +161,8 @@ class ChunkHit:
 
 @dataclass(frozen=True, slots=True)
 class DocumentHit:
-    """A document found by a search (DOCUMENTS mode), with its best chunks."""
+    """A document found by a search (DOCUMENTS mode), with its best chunks (best first) and,
+    for each, its previous and next chunks when segment neighbours were asked for."""
 
     document_index: int
     document: Document
@@ -132,17 +172,25 @@ class DocumentHit:
     rank: int
     chunks: tuple[Chunk, ...] = ()
     semantic_score: float | None = None
+    neighbours: tuple[tuple[tuple[Chunk, ...], tuple[Chunk, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class SearchPage:
     """One page of results; ``total_size`` counts every match, ``next_page_token`` is empty on
-    the last page."""
+    the last page. ``corrected_query`` is the spell correction found (searched with under
+    ``AUTO``), ``query`` the query searched; ``expanded``/``pinned_result_count`` describe query
+    expansion; ``facets`` the counts asked for."""
 
     hits: tuple[ChunkHit, ...] | tuple[DocumentHit, ...]
     total_size: int
     next_page_token: str = ""
     offset: int = 0
+    corrected_query: str = ""
+    query: str = ""
+    expanded: bool = False
+    pinned_result_count: int = 0
+    facets: tuple[FacetCount, ...] = ()
 
 
 # -- validation ---------------------------------------------------------------------------------
@@ -180,6 +228,11 @@ def _check_params(params: SearchParams) -> None:
             f"got {params.relevance_threshold}",
             field="relevance_threshold",
         )
+    for name in ("num_previous_segments", "num_next_segments"):
+        if getattr(params, name) < 0:
+            field = f"content_search_spec.extractive_content_spec.{name}"
+            raise InvalidArgument(f"{field} must be >= 0, got {getattr(params, name)}", field=field)
+    check_facets(params.facets)
     for number, boost in enumerate(params.boosts):
         if not -1.0 <= boost.boost <= 1.0:
             field = f"boost_spec.condition_boost_specs[{number}].boost"
@@ -204,15 +257,17 @@ def _struct_expression(store: DataStore, text: str, field: str) -> Expression | 
     expression = parse_filter(text, field)
     if expression is None:
         return None
-    unknown = sorted(fields_of(expression) - store.struct_fields)
-    if unknown:
-        known = ", ".join(sorted(store.struct_fields)) or "none"
-        raise InvalidArgument(
-            f"{field}: {', '.join(repr(u) for u in unknown)} is not a struct_data field of data "
-            f"store {store.id!r} (fields: {known})",
-            field=field,
-        )
-    return expression
+    return bind_filter(expression, store.struct_types, field, store.id)
+
+
+def _filter_mask(store: DataStore, params: SearchParams) -> np.ndarray | None:
+    """The documents that pass the request's filter and every data store spec's filter."""
+    mask = _document_mask(store, params.filter, params.filter_field, params.dialect)
+    for field, text in params.data_store_filters:
+        more = _document_mask(store, text, field, params.dialect)
+        if more is not None:
+            mask = more if mask is None else mask & more
+    return mask
 
 
 def _document_mask(store: DataStore, text: str, field: str, dialect: Dialect) -> np.ndarray | None:
@@ -306,6 +361,10 @@ def _fingerprint(params: SearchParams) -> str:
         params.mode,
         params.relevance_threshold,
         params.dialect,
+        params.spell_correction,
+        params.query_expansion,
+        params.pin_unexpanded_results,
+        list(params.data_store_filters),
     ]
     return hashlib.sha256(json.dumps(key).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
@@ -377,26 +436,31 @@ def _hybrid(
     return ranked.cosine, ranked.relevance, ranked.candidate
 
 
-def search(store: DataStore, params: SearchParams) -> SearchPage:
-    """One page of results for ``params`` on ``store``."""
-    _check_params(params)
-    page_size = page_size_of(params.page_size, default=params.default_page_size)
-    start = _decode_token(params.page_token, params) if params.page_token else params.offset
-    documents_mode = params.mode == "documents"
-    document_mask = _document_mask(store, params.filter, params.filter_field, params.dialect)
-    keys = _order_by(store, params.order_by) if params.order_by.strip() else []
-    boosts = _boost_factors(store, params)
-    owner = store.chunk_document
-    size = len(store.chunks)
+@dataclass(frozen=True, slots=True)
+class _Scores:
+    """Per chunk: raw BM25, relevance, whether it matches (filters and threshold applied), the
+    cosine similarity (``None`` on a BM25-only data store)."""
 
-    tokens = tokenize(params.query)
+    raw: np.ndarray
+    relevance: np.ndarray
+    candidate: np.ndarray
+    semantic: np.ndarray | None
+
+
+def _scores(
+    store: DataStore,
+    query: str,
+    tokens: list[str],
+    eligible: np.ndarray | None,
+    threshold: float,
+) -> _Scores:
+    size = len(store.chunks)
     semantic: np.ndarray | None = None
-    eligible = document_mask[owner] if document_mask is not None else None
-    if params.query.strip():
+    if query.strip():
         raw, body = store.index.scores(tokens)
         keyword = keyword_relevance(body, store.heading_index.scores(tokens)[1])
         if store.semantic is not None and size:
-            semantic, relevance, candidate = _hybrid(store, params.query, tokens, keyword, eligible)
+            semantic, relevance, candidate = _hybrid(store, query, tokens, keyword, eligible)
         else:
             relevance, candidate = keyword, keyword > 0
     else:
@@ -404,23 +468,92 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
         candidate = np.ones(size, dtype=bool)
     if eligible is not None:
         candidate = candidate & eligible
-    threshold = RELEVANCE_THRESHOLDS.get(params.relevance_threshold, 0.0)
     if threshold > 0:
-        candidate &= relevance >= threshold
+        candidate = candidate & (relevance >= threshold)
+    return _Scores(raw, relevance, candidate, semantic)
+
+
+def _expansion(store: DataStore, tokens: list[str]) -> list[str]:
+    """The tokens query expansion adds (see the module docstring)."""
+    added: list[str] = []
+    seen = set(tokens)
+    for token in tokens:
+        if len(token) < _MIN_EXPANDED_PREFIX:
+            continue
+        prefix = token[: max(_MIN_EXPANDED_PREFIX, len(token) - 2)]
+        for found in store.index.tokens_with_prefix(prefix, EXPANSIONS_PER_TOKEN + 1):
+            if found not in seen and len(added) < EXPANSIONS_PER_TOKEN * len(tokens):
+                seen.add(found)
+                added.append(found)
+    return added
+
+
+def _match_count(store: DataStore, candidate: np.ndarray, documents_mode: bool) -> int:
+    if documents_mode:
+        return int(np.unique(store.chunk_document[candidate]).size)
+    return int(candidate.sum())
+
+
+def search(store: DataStore, params: SearchParams) -> SearchPage:
+    """One page of results for ``params`` on ``store``."""
+    _check_params(params)
+    page_size = page_size_of(params.page_size, default=params.default_page_size)
+    start = _decode_token(params.page_token, params) if params.page_token else params.offset
+    documents_mode = params.mode == "documents"
+    document_mask = _filter_mask(store, params)
+    keys = _order_by(store, params.order_by) if params.order_by.strip() else []
+    boosts = _boost_factors(store, params)
+    owner = store.chunk_document
+    size = len(store.chunks)
+
+    corrected = ""
+    if params.spell_correction and params.query.strip():
+        corrected = correct_query(store, params.query) or ""
+    query = corrected if corrected and params.spell_correction == "AUTO" else params.query
+    tokens = tokenize(query)
+    eligible = document_mask[owner] if document_mask is not None else None
+    threshold = RELEVANCE_THRESHOLDS.get(params.relevance_threshold, 0.0)
+    scores = _scores(store, query, tokens, eligible, threshold)
     chunk_boost = boosts[owner] if boosts is not None else np.ones(size, dtype=np.float32)
-    ranking = (relevance if params.query.strip() else np.ones(size, np.float32)) * chunk_boost
+    ranking = (scores.relevance if query.strip() else np.ones(size, np.float32)) * chunk_boost
+    expanded = False
+    pinned = 0
+    if (
+        params.query_expansion
+        and query.strip()
+        and _match_count(store, scores.candidate, documents_mode) < page_size
+    ):
+        extra = _expansion(store, tokens)
+        wider = _scores(store, query, tokens + extra, eligible, threshold) if extra else scores
+        if bool((wider.candidate & ~scores.candidate).any()):
+            expanded = True
+            exact = scores.candidate
+            scores = wider
+            ranking = scores.relevance * chunk_boost
+            if params.pin_unexpanded_results:
+                pinned = _match_count(store, exact, documents_mode)
+                # Above every expanded result, in their own order.
+                ranking = np.where(exact, ranking + float(ranking.max()) + 1.0, ranking)
+    candidate = scores.candidate
+    facts = {
+        "corrected_query": corrected,
+        "query": query,
+        "expanded": expanded,
+        "pinned_result_count": pinned,
+    }
 
     if documents_mode:
-        return _documents_page(
+        page = _documents_page(
             store,
             params,
-            (candidate, raw, relevance, ranking),
-            semantic,
+            (candidate, scores.raw, scores.relevance, ranking),
+            scores.semantic,
             boosts,
-            start,
-            page_size,
+            (start, page_size),
             keys,
+            document_mask,
         )
+        return dataclasses.replace(page, **facts)  # type: ignore[arg-type]
 
     candidates = np.flatnonzero(candidate)
     total = len(candidates)
@@ -432,6 +565,7 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
         lambda i, name: store.flat_struct(int(owner[i])).get(name),
     )[start:]
     hits = []
+    semantic = scores.semantic
     for rank, index in enumerate(order.tolist(), start=start + 1):
         previous, following = store.neighbours(
             index, params.num_previous_chunks, params.num_next_chunks
@@ -442,8 +576,8 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
                 index=index,
                 chunk=chunk,
                 document=store.documents[chunk.document_index],
-                relevance=float(relevance[index]),
-                keyword_score=float(raw[index]),
+                relevance=float(scores.relevance[index]),
+                keyword_score=float(scores.raw[index]),
                 boost=float(chunk_boost[index]),
                 rank=rank,
                 previous=previous,
@@ -453,7 +587,13 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
         )
     end = start + len(hits)
     token = _encode_token(end, params) if end < total and hits else ""
-    return SearchPage(tuple(hits), total, token, start)
+    facets = (
+        count_facets(store, np.unique(owner[candidates]).tolist(), params.facets)
+        if params.facets
+        else ()
+    )
+    page = SearchPage(tuple(hits), total, token, start, facets=facets)
+    return dataclasses.replace(page, **facts)  # type: ignore[arg-type]
 
 
 def _documents_page(
@@ -462,11 +602,12 @@ def _documents_page(
     chunk_arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     semantic: np.ndarray | None,
     boosts: np.ndarray | None,
-    start: int,
-    page_size: int,
+    window: tuple[int, int],
     keys: list[tuple[str, bool]],
+    document_mask: np.ndarray | None,
 ) -> SearchPage:
     """DOCUMENTS mode: a document ranks as its best chunk."""
+    start, page_size = window
     candidate, raw, relevance, ranking = chunk_arrays
     owner = store.chunk_document
     count = len(store.documents)
@@ -484,8 +625,7 @@ def _documents_page(
     candidates = np.flatnonzero(best >= 0)
     if not params.query.strip():
         # Listing documents: every document that passes the filter, chunks or not.
-        mask = _document_mask(store, params.filter, params.filter_field, params.dialect)
-        listed = np.ones(count, dtype=bool) if mask is None else mask.copy()
+        listed = np.ones(count, dtype=bool) if document_mask is None else document_mask.copy()
         candidates = np.flatnonzero(listed)
         best = np.where(listed, boosts if boosts is not None else 1.0, best)
     total = len(candidates)
@@ -493,10 +633,12 @@ def _documents_page(
         candidates, best, start + page_size, keys, lambda i, name: store.flat_struct(i).get(name)
     )[start:]
     hits = []
+    with_neighbours = params.num_previous_segments or params.num_next_segments
     for rank, index in enumerate(order.tolist(), start=start + 1):
         first, end = store.document_chunks[index]
         own = [i for i in range(first, end) if candidate[i]]
         own.sort(key=lambda i: (-float(ranking[i]), i))
+        best_own = own[:SEGMENTS_PER_DOCUMENT]
         hits.append(
             DocumentHit(
                 document_index=index,
@@ -505,13 +647,20 @@ def _documents_page(
                 keyword_score=float(doc_raw[index]),
                 boost=float(boosts[index]) if boosts is not None else 1.0,
                 rank=rank,
-                chunks=tuple(store.chunks[i] for i in own[:SEGMENTS_PER_DOCUMENT]),
+                chunks=tuple(store.chunks[i] for i in best_own),
                 semantic_score=float(doc_semantic[index]) if doc_semantic is not None else None,
+                neighbours=tuple(
+                    store.neighbours(i, params.num_previous_segments, params.num_next_segments)
+                    for i in best_own
+                )
+                if with_neighbours
+                else (),
             )
         )
     end_offset = start + len(hits)
     token = _encode_token(end_offset, params) if end_offset < total and hits else ""
-    return SearchPage(tuple(hits), total, token, start)
+    facets = count_facets(store, candidates.tolist(), params.facets) if params.facets else ()
+    return SearchPage(tuple(hits), total, token, start, facets=facets)
 
 
 def chunk_hits(page: SearchPage) -> Sequence[ChunkHit]:

@@ -1,22 +1,39 @@
-"""Filter expressions: parsed with ``lark`` into a small tree, then evaluated per document.
+"""Filter expressions: parsed with ``lark`` (LALR, linear) into a small tree, then evaluated per
+document.
 
 Two dialects:
 
-- **Discovery Engine** (``SearchRequest.filter``, boost conditions), on struct data fields
-  (nested fields with dots: ``author.name``)::
+- **Discovery Engine** (``SearchRequest.filter``, boost conditions, AnswerQuery's
+  ``search_spec.search_params.filter``), as Google's page "Filter generic search for structured
+  or unstructured data" (cloud.google.com/generative-ai-app-builder/docs/filter-search-metadata)
+  writes it, on struct data fields (nested ones with dots: ``office.location``)::
 
-      category: ANY("statements", "expressions") AND NOT section: ANY("library")
-      words >= 500 OR (topic = "for" AND page != "datamodel")
+      category: ANY("persona_A", "persona_B")          text fields (exact match)
+      score: IN(*, 100.0e)   score >= 10   price < 175  numbers
+      non-smoking = "true"                            booleans
+      manufactured_date >= "2024-04-16"               datetimes (ISO 8601)
+      office.location: GEO_DISTANCE(34.18, -121.29, 500)   geolocations (meters)
+      NOT category: ANY("x")   -category: ANY("x")    negation; AND, OR, parentheses
 
-  ``field: ANY(v, ...)`` matches when the field (or any element of a list field) equals one of
-  the values; ``=``/``!=`` compare strings exactly and numbers numerically; ``<``, ``<=``, ``>``,
-  ``>=`` need a number. ``NOT`` binds tighter than ``AND``, which binds tighter than ``OR``.
+  ``IN(lower, upper)``: ``*`` is an open bound; a bound may end in ``i`` (inclusive) or ``e``
+  (exclusive); by default, as the page says, the lower bound is inclusive and the upper one
+  exclusive. A datetime literal covers its year (``"2023"``), month, day or instant: ``=`` is
+  "within it", ``>=`` "on or after its start", ``<`` "before its start", ``<=`` "before its
+  end", ``>`` "from its end"; a number compared with a datetime is microseconds since the
+  epoch. Each form needs a field of its type (``corpus/schema.py`` detects the types): ``!=``,
+  comparisons on text fields, ``ANY`` on other fields are refused, each naming what to write
+  instead. The page's grammar gives no precedence between ``AND`` and ``OR``; the emulator binds
+  ``NOT`` tighter than ``AND`` and ``AND`` tighter than ``OR`` (the page's examples parenthesize
+  mixed ones). The address form of ``GEO_DISTANCE`` needs geocoding, which the emulator cannot
+  do offline: it is refused, naming the latitude/longitude form.
 - **AIP-160 as the Developer Knowledge API takes it**, on ``data_source``, ``uri`` (strings:
   ``=`` and ``!=``), ``update_time`` (an RFC 3339 string: ``=``, ``<``, ``<=``, ``>``, ``>=``) and
   ``content_length_bytes`` (an integer: the same). ``NOT`` or ``-`` negates; as documented there,
   ``OR`` binds tighter than ``AND``.
 
-A malformed expression raises ``InvalidArgument`` naming the request field and the column.
+A malformed expression raises ``InvalidArgument`` naming the request field and the column; one
+nested deeper than ``MAX_FILTER_DEPTH`` is refused (Google documents no depth; parsing and
+evaluation stay bounded).
 """
 
 from __future__ import annotations
@@ -24,36 +41,43 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from lark import Lark, Token, Transformer, exceptions
+from lark import Lark, Token, exceptions
+from lark.visitors import Transformer_NonRecursive
 
+from grounding_emulator.corpus.schema import FieldType, Moment, geolocation_of, parse_moment
 from grounding_emulator.errors import InvalidArgument
 
 __all__ = [
     "DEVELOPER_KNOWLEDGE_FIELDS",
+    "MAX_FILTER_DEPTH",
     "AnyOf",
     "BoolOp",
     "Compare",
     "Expression",
+    "GeoDistance",
+    "InRange",
     "Not",
-    "fields_of",
+    "bind_filter",
+    "evaluate",
     "parse_developer_knowledge_filter",
     "parse_filter",
 ]
 
-Op = Literal["=", "!=", "<", "<=", ">", ">="]
-Literal_ = str | float | bool
+# NOT/AND/OR nesting a filter may have (not documented by Google; far beyond real filters).
+MAX_FILTER_DEPTH = 100
+# Characters of a filter an error message quotes (a long one is cut around the error).
+_QUOTED = 120
+_EARTH_RADIUS_METERS = 6_371_008.8
 
-_COMMON = r"""
-    ?not_expr: _NOT not_expr      -> not_
-             | "-" not_expr       -> not_
-             | atom
-    ?atom: "(" expr ")"
-         | FIELD ":" _ANY "(" value ("," value)* ")"   -> any_
-         | FIELD OP value                               -> compare
+Op = Literal["=", "!=", "<", "<=", ">", ">="]
+Literal_ = str | float | bool | Moment
+
+# The literals, keywords and operators of both dialects.
+_LITERALS = r"""
     ?value: ESCAPED_STRING -> string
           | SIGNED_NUMBER  -> number
           | _TRUE          -> true
@@ -64,7 +88,6 @@ _COMMON = r"""
     _ANY: "ANY"
     _TRUE: "true"
     _FALSE: "false"
-    FIELD: /[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*/
     OP: "!=" | "<=" | ">=" | "=" | "<" | ">"
     %import common.ESCAPED_STRING
     %import common.SIGNED_NUMBER
@@ -72,15 +95,42 @@ _COMMON = r"""
     %ignore WS
 """
 
-# Discovery Engine: NOT > AND > OR.
+_COMMON = (
+    r"""
+    ?not_expr: _NOT not_expr      -> not_
+             | "-" not_expr       -> not_
+             | atom
+    ?atom: "(" expr ")"
+         | FIELD ":" _ANY "(" value ("," value)* ")"   -> any_
+         | FIELD OP value                               -> compare
+    FIELD: /[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*/
+"""
+    + _LITERALS
+)
+
+# Discovery Engine (the page's EBNF): NOT > AND > OR. Field names may hold '-'
+# ("non-smoking"); '!=' and bare true/false are lexed only to be refused with a hint.
 _DISCOVERY_ENGINE = (
     r"""
     ?start: expr
     ?expr: or_expr
     ?or_expr: and_expr (_OR and_expr)*   -> or_
     ?and_expr: not_expr (_AND not_expr)* -> and_
+    ?not_expr: _NOT not_expr      -> not_
+             | "-" not_expr       -> not_
+             | atom
+    ?atom: "(" expr ")"
+         | FIELD ":" _ANY "(" value ("," value)* ")"                          -> any_
+         | FIELD ":" _IN "(" BOUND "," BOUND ")"                             -> in_
+         | FIELD ":" _GEO "(" ESCAPED_STRING "," SIGNED_NUMBER ")"           -> geo_address
+         | FIELD ":" _GEO "(" SIGNED_NUMBER "," SIGNED_NUMBER "," SIGNED_NUMBER ")" -> geo_point
+         | FIELD OP value                                                    -> compare
+    _IN: "IN"
+    _GEO: "GEO_DISTANCE"
+    FIELD: /[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*/
+    BOUND: /\*|[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?[ei]?/
 """
-    + _COMMON
+    + _LITERALS
 )
 
 # AIP-160 as Developer Knowledge documents it: NOT > OR > AND.
@@ -105,11 +155,32 @@ class AnyOf:
 
 @dataclass(frozen=True, slots=True)
 class Compare:
-    """``field op value``."""
+    """``field op value`` (for a datetime field, ``value`` is the literal's ``Moment``)."""
 
     field: str
     op: Op
     value: Literal_
+
+
+@dataclass(frozen=True, slots=True)
+class InRange:
+    """``field: IN(lower, upper)``; ``None`` is an open (``*``) bound."""
+
+    field: str
+    lower: float | None
+    upper: float | None
+    lower_inclusive: bool = True
+    upper_inclusive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GeoDistance:
+    """``field: GEO_DISTANCE(latitude, longitude, meters)``."""
+
+    field: str
+    latitude: float
+    longitude: float
+    meters: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,22 +198,18 @@ class BoolOp:
     items: tuple[Expression, ...]
 
 
-Expression = AnyOf | Compare | Not | BoolOp
+Expression = AnyOf | Compare | InRange | GeoDistance | Not | BoolOp
 
 
-class _Tree(Transformer[Token, Expression]):
+class _Tree(Transformer_NonRecursive[Token, Expression]):
+    """Parse tree -> ``Expression`` without recursion (a deep filter cannot overflow)."""
+
     def string(self, items: list[Token]) -> str:
         raw = str(items[0])[1:-1]
         return raw.encode("latin-1", "backslashreplace").decode("unicode_escape")
 
     def number(self, items: list[Token]) -> float:
         return float(items[0])
-
-    def true(self, items: list[Token]) -> bool:
-        return True
-
-    def false(self, items: list[Token]) -> bool:
-        return False
 
     def any_(self, items: list[Any]) -> AnyOf:
         return AnyOf(str(items[0]), tuple(items[1:]))
@@ -161,9 +228,99 @@ class _Tree(Transformer[Token, Expression]):
         return items[0] if len(items) == 1 else BoolOp("OR", tuple(items))
 
 
+class _Aip160Tree(_Tree):
+    """AIP-160 takes bare ``true`` and ``false``."""
+
+    def true(self, items: list[Token]) -> bool:
+        return True
+
+    def false(self, items: list[Token]) -> bool:
+        return False
+
+
+class _Bare(str):
+    """A bare ``true``/``false``: the page writes booleans as strings (``flag = "true"``)."""
+
+    __slots__ = ()
+
+
+class _DiscoveryEngineTree(_Tree):
+    """The Discovery Engine forms, refusing what the page's grammar does not have."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__()
+        self.field = field
+
+    def _refuse(self, message: str) -> InvalidArgument:
+        return InvalidArgument(f"{self.field}: {message}", field=self.field)
+
+    def true(self, items: list[Token]) -> _Bare:
+        return _Bare("true")
+
+    def false(self, items: list[Token]) -> _Bare:
+        return _Bare("false")
+
+    def _literal(self, name: str, value: Any) -> Any:
+        if isinstance(value, _Bare):
+            raise self._refuse(f'a boolean is written as a string: {name} = "{value}"')
+        return value
+
+    def any_(self, items: list[Any]) -> AnyOf:
+        name = str(items[0])
+        return AnyOf(name, tuple(self._literal(name, v) for v in items[1:]))
+
+    def compare(self, items: list[Any]) -> Compare:
+        name, op, value = str(items[0]), str(items[1]), items[2]
+        if op == "!=":
+            raise self._refuse(
+                f"!= is not in the filter grammar: use NOT {name}: ANY(...) for a text field, "
+                f"NOT {name} = <number> for a number"
+            )
+        return Compare(name, cast(Op, op), self._literal(name, value))
+
+    def in_(self, items: list[Token]) -> InRange:
+        lower, lower_inclusive = self._bound(items[1], default_inclusive=True)
+        upper, upper_inclusive = self._bound(items[2], default_inclusive=False)
+        return InRange(str(items[0]), lower, upper, lower_inclusive, upper_inclusive)
+
+    def _bound(self, token: Token, *, default_inclusive: bool) -> tuple[float | None, bool]:
+        text = str(token)
+        if text == "*":
+            return None, default_inclusive
+        inclusive = {"i": True, "e": False}.get(text[-1], default_inclusive)
+        return float(text.rstrip("ie")), inclusive
+
+    def geo_address(self, items: list[Any]) -> GeoDistance:
+        raise self._refuse(
+            f"{items[0]}: GEO_DISTANCE with an address needs geocoding, which the emulator "
+            f"cannot do offline: write {items[0]}: GEO_DISTANCE(latitude, longitude, meters), "
+            f"e.g. {items[0]}: GEO_DISTANCE(37.422, -122.084, 500)"
+        )
+
+    def geo_point(self, items: list[Token]) -> GeoDistance:
+        name = str(items[0])
+        latitude, longitude, meters = (float(t) for t in items[1:])
+        if not -90 <= latitude <= 90 or not -180 <= longitude <= 180:
+            raise self._refuse(
+                f"{name}: GEO_DISTANCE needs a latitude in [-90, 90] and a longitude in "
+                f"[-180, 180], got {latitude}, {longitude}"
+            )
+        if not meters >= 0:
+            raise self._refuse(f"{name}: GEO_DISTANCE needs a distance >= 0 meters, got {meters}")
+        return GeoDistance(name, latitude, longitude, meters)
+
+
 @functools.cache
 def _parser(grammar: str) -> Lark:
     return Lark(grammar, parser="lalr", maybe_placeholders=False)
+
+
+def _quoted(text: str, column: int | None) -> str:
+    """``text`` as an error quotes it: whole if short, else the part around ``column``."""
+    if len(text) <= _QUOTED:
+        return repr(text)
+    start = max(0, (column or 1) - 1 - _QUOTED // 2)
+    return f"{text[start : start + _QUOTED]!r} (part of a {len(text)}-character filter)"
 
 
 def _describe(exc: exceptions.UnexpectedInput, text: str) -> str:
@@ -171,93 +328,234 @@ def _describe(exc: exceptions.UnexpectedInput, text: str) -> str:
     if isinstance(exc, exceptions.UnexpectedEOF) or column in (None, -1):
         return "it ends too early (an operand or a closing parenthesis is missing)"
     if isinstance(exc, exceptions.UnexpectedToken):
-        found = "end of input" if exc.token.type == "$END" else repr(str(exc.token))
+        found = "end of input" if exc.token.type == "$END" else repr(str(exc.token)[:40])
         return f"unexpected {found} at column {column}"
     pos = getattr(exc, "pos_in_stream", None)
     char = text[pos] if isinstance(pos, int) and 0 <= pos < len(text) else "?"
     return f"unexpected {char!r} at column {column}"
 
 
-def _parse(text: str, grammar: str, field: str, example: str) -> Expression:
+def _depth(expression: Expression) -> int:
+    """How deep ``NOT``/``AND``/``OR`` nest in ``expression`` (iteratively)."""
+    deepest = 0
+    stack: list[tuple[Expression, int]] = [(expression, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, Not):
+            stack.append((node.item, depth + 1))
+        elif isinstance(node, BoolOp):
+            stack.extend((item, depth + 1) for item in node.items)
+    return deepest
+
+
+def _parse(text: str, grammar: str, field: str, example: str, tree: _Tree) -> Expression:
     try:
-        tree = _parser(grammar).parse(text)
-        return _Tree().transform(tree)
+        expression: Expression = tree.transform(_parser(grammar).parse(text))
     except exceptions.UnexpectedInput as exc:
+        column = getattr(exc, "column", None)
         raise InvalidArgument(
-            f"{field} is malformed: {_describe(exc, text)} in {text!r} (for example {example})",
+            f"{field} is malformed: {_describe(exc, text)} in "
+            f"{_quoted(text, column if isinstance(column, int) else None)} "
+            f"(for example {example})",
             field=field,
         ) from exc
     except exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, InvalidArgument):
+            raise exc.orig_exc from exc
         raise InvalidArgument(f"{field} is malformed: {exc.orig_exc}", field=field) from exc
-
-
-def fields_of(expression: Expression) -> set[str]:
-    """Every field name an expression mentions."""
-    if isinstance(expression, AnyOf | Compare):
-        return {expression.field}
-    if isinstance(expression, Not):
-        return fields_of(expression.item)
-    return set().union(*(fields_of(item) for item in expression.items))
-
-
-def _check_numeric(expression: Expression, field: str) -> None:
-    if isinstance(expression, Compare):
-        if expression.op in ("<", "<=", ">", ">=") and isinstance(expression.value, str | bool):
-            raise InvalidArgument(
-                f"{field}: {expression.field} {expression.op} needs a number, "
-                f"got {expression.value!r}",
-                field=field,
-            )
-    elif isinstance(expression, Not):
-        _check_numeric(expression.item, field)
-    elif isinstance(expression, BoolOp):
-        for item in expression.items:
-            _check_numeric(item, field)
+    if _depth(expression) > MAX_FILTER_DEPTH:
+        raise InvalidArgument(
+            f"{field} nests NOT, AND and OR more than {MAX_FILTER_DEPTH} levels deep: "
+            "write it flatter (a OR b OR c needs no parentheses)",
+            field=field,
+        )
+    return expression
 
 
 @functools.lru_cache(maxsize=512)
 def parse_filter(text: str, field: str = "filter") -> Expression | None:
-    """A Discovery Engine filter (``None`` for an empty one)."""
+    """A Discovery Engine filter's syntax (``None`` for an empty one); ``bind_filter`` checks it
+    against a data store's field types."""
     if not text.strip():
         return None
-    expression = _parse(text, _DISCOVERY_ENGINE, field, 'category: ANY("statements")')
-    _check_numeric(expression, field)
-    return expression
+    return _parse(
+        text, _DISCOVERY_ENGINE, field, 'category: ANY("statements")', _DiscoveryEngineTree(field)
+    )
+
+
+# -- binding to a data store's field types ------------------------------------------------------
+
+_EXAMPLES: dict[FieldType, str] = {
+    "text": '{name}: ANY("value")',
+    "number": "{name} = 3, {name} >= 3 or {name}: IN(1, 5)",
+    "boolean": '{name} = "true"',
+    "datetime": '{name} >= "2024-04-16" or {name} < "2024-04-16T12:00:00Z"',
+    "geolocation": "{name}: GEO_DISTANCE(37.422, -122.084, 500)",
+}
+_ARTICLES: dict[FieldType, str] = {
+    "text": "a text",
+    "number": "a number",
+    "boolean": "a boolean",
+    "datetime": "a datetime",
+    "geolocation": "a geolocation",
+}
+
+
+class _Binder:
+    """Checks each form against the type of its field and turns datetime and boolean literals
+    into the values they compare with."""
+
+    def __init__(self, types: Mapping[str, frozenset[FieldType]], field: str, store: str) -> None:
+        self.types = types
+        self.field = field
+        self.store = store
+
+    def _refuse(self, name: str, types: frozenset[FieldType], form: str) -> InvalidArgument:
+        kinds = " and ".join(_ARTICLES[t] for t in sorted(types))
+        writes = "; ".join(_EXAMPLES[t].format(name=name) for t in sorted(types))
+        return InvalidArgument(
+            f"{self.field}: {name} is {kinds} field of data store {self.store!r} and {form} does "
+            f"not apply to it: write {writes}",
+            field=self.field,
+        )
+
+    def bind(self, expression: Expression) -> Expression:
+        if isinstance(expression, Not):
+            return Not(self.bind(expression.item))
+        if isinstance(expression, BoolOp):
+            return BoolOp(expression.op, tuple(self.bind(item) for item in expression.items))
+        name = expression.field
+        types = self.types.get(name)
+        if types is None:
+            known = sorted(self.types)
+            listed = ", ".join(known[:30]) + (f", ... ({len(known)} in all)" if known[30:] else "")
+            raise InvalidArgument(
+                f"{self.field}: {name!r} is not a struct_data field of data store "
+                f"{self.store!r} (fields: {listed or 'none'})",
+                field=self.field,
+            )
+        if not types:
+            return expression  # only nulls: any form, matching nothing
+        if isinstance(expression, AnyOf):
+            if "text" not in types:
+                raise self._refuse(name, types, "ANY()")
+            if not all(isinstance(v, str) for v in expression.values):
+                raise InvalidArgument(
+                    f'{self.field}: ANY() takes double-quoted strings: {name}: ANY("a", "b")',
+                    field=self.field,
+                )
+            return expression
+        if isinstance(expression, InRange):
+            if "number" not in types:
+                raise self._refuse(name, types, "IN()")
+            return expression
+        if isinstance(expression, GeoDistance):
+            if "geolocation" not in types:
+                raise self._refuse(name, types, "GEO_DISTANCE()")
+            return expression
+        return self._comparison(expression, types)
+
+    def _comparison(self, expression: Compare, types: frozenset[FieldType]) -> Compare:
+        name, op, value = expression.field, expression.op, expression.value
+        form = f"{op} {value!r}" if isinstance(value, str) else f"{op} {value:g}"
+        if isinstance(value, float):
+            if types & {"number", "datetime"}:
+                return expression
+            raise self._refuse(name, types, form)
+        if isinstance(value, str) and "boolean" in types and value in ("true", "false"):
+            if op != "=":
+                raise self._refuse(name, types, form)
+            return Compare(name, op, value == "true")
+        if isinstance(value, str) and "datetime" in types:
+            moment = parse_moment(value)
+            if moment is None:
+                raise InvalidArgument(
+                    f"{self.field}: {name} is a datetime field: compare it with an ISO 8601 "
+                    f'date or date-time such as "2024-04-16" or "2024-04-16T12:00:00Z", '
+                    f"got {value!r}",
+                    field=self.field,
+                )
+            return Compare(name, op, moment)
+        raise self._refuse(name, types, form)
+
+
+def bind_filter(
+    expression: Expression, types: Mapping[str, frozenset[FieldType]], field: str, store: str
+) -> Expression:
+    """``expression`` checked against the field types of data store ``store`` (``InvalidArgument``
+    naming ``field`` for an unknown field or a form its type does not take)."""
+    return _Binder(types, field, store).bind(expression)
 
 
 # -- evaluation ---------------------------------------------------------------------------------
 
 
-def _equal(value: Any, literal: Literal_) -> bool:
-    if isinstance(value, bool) or isinstance(literal, bool):
-        if isinstance(literal, str):
-            return str(value).lower() == literal.lower()
+def _ordered(left: float, op: Op, right: float) -> bool:
+    if op == "=":
+        return math.isclose(left, right)
+    if op == "!=":
+        return not math.isclose(left, right)
+    if op == "<":
+        return left < right
+    if op == "<=":
+        return left <= right
+    if op == ">":
+        return left > right
+    return left >= right
+
+
+def _within(value: Moment, op: Op, literal: Moment) -> bool:
+    """A datetime value (by its start) against the span of a datetime literal."""
+    start, (low, high) = value[0], literal
+    if op == "=":
+        return low <= start < high
+    if op == "<":
+        return start < low
+    if op == "<=":
+        return start < high
+    if op == ">":
+        return start >= high
+    return start >= low
+
+
+def _compares(value: Any, op: Op, literal: Literal_) -> bool:
+    if isinstance(literal, bool):
         return isinstance(value, bool) and value is literal
-    if isinstance(value, int | float):
-        if isinstance(literal, str):
-            try:
-                return math.isclose(float(literal), float(value))
-            except ValueError:
-                return False
-        return math.isclose(float(literal), float(value))
-    if isinstance(value, str):
-        if isinstance(literal, float):
-            return value == (str(int(literal)) if literal.is_integer() else str(literal))
-        return value == literal
-    return False
+    if isinstance(value, bool):
+        return False
+    if isinstance(literal, tuple):
+        moment = parse_moment(value) if isinstance(value, str) else None
+        return moment is not None and _within(moment, op, literal)
+    if isinstance(literal, float):
+        if isinstance(value, int | float):
+            return _ordered(float(value), op, literal)
+        moment = parse_moment(value) if isinstance(value, str) else None
+        return moment is not None and _ordered(float(moment[0]), op, literal)
+    return isinstance(value, str) and (value == literal) is (op == "=")
 
 
-def _order(value: Any, op: Op, literal: Literal_) -> bool:
+def _in_range(value: Any, expression: InRange) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    number = float(literal)
-    if op == "<":
-        return value < number
-    if op == "<=":
-        return value <= number
-    if op == ">":
-        return value > number
-    return value >= number
+    lower, upper = expression.lower, expression.upper
+    if lower is not None and (value < lower or (value == lower and not expression.lower_inclusive)):
+        return False
+    return upper is None or value < upper or (value == upper and expression.upper_inclusive)
+
+
+def _meters(value: Any, expression: GeoDistance) -> float:
+    point = geolocation_of(value)
+    if point is None:
+        return math.inf
+    lat1, lng1, lat2, lng2 = map(
+        math.radians, (point[0], point[1], expression.latitude, expression.longitude)
+    )
+    haversine = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lng2 - lng1) / 2) ** 2
+    )
+    return 2 * _EARTH_RADIUS_METERS * math.asin(min(1.0, math.sqrt(haversine)))
 
 
 def _values(value: Any) -> list[Any]:
@@ -270,7 +568,8 @@ _MISSING = object()
 def evaluate(expression: Expression, fields: Mapping[str, Any]) -> bool:
     """Whether a document with (flattened) ``fields`` matches ``expression``.
 
-    A missing field matches nothing (and so ``NOT`` of it matches).
+    A missing field matches nothing (and so ``NOT`` of it matches); a list field matches when
+    one of its values does.
     """
     if isinstance(expression, BoolOp):
         if expression.op == "AND":
@@ -281,13 +580,16 @@ def evaluate(expression: Expression, fields: Mapping[str, Any]) -> bool:
     value = fields.get(expression.field, _MISSING)
     if value is _MISSING or value is None:
         return False
+    values = _values(value)
     if isinstance(expression, AnyOf):
-        return any(_equal(v, lit) for v in _values(value) for lit in expression.values)
-    if expression.op == "=":
-        return any(_equal(v, expression.value) for v in _values(value))
+        return any(isinstance(v, str) and v in expression.values for v in values)
+    if isinstance(expression, InRange):
+        return any(_in_range(v, expression) for v in values)
+    if isinstance(expression, GeoDistance):
+        return any(_meters(v, expression) <= expression.meters for v in values)
     if expression.op == "!=":
-        return not any(_equal(v, expression.value) for v in _values(value))
-    return any(_order(v, expression.op, expression.value) for v in _values(value))
+        return all(_compares(v, "!=", expression.value) for v in values)
+    return any(_compares(v, expression.op, expression.value) for v in values)
 
 
 # -- Developer Knowledge ------------------------------------------------------------------------
@@ -330,7 +632,7 @@ def _developer_knowledge_literals(expression: Expression, field: str) -> Express
         raise InvalidArgument(
             f"{field}: {name!r} is not a filterable field (supported: {supported})", field=field
         )
-    if isinstance(expression, AnyOf):
+    if not isinstance(expression, Compare):  # ANY(), the only other form of the grammar
         raise InvalidArgument(
             f'{field}: ANY() is not supported here; use {name} = "..." (combine with OR)',
             field=field,
@@ -359,7 +661,7 @@ def _developer_knowledge_literals(expression: Expression, field: str) -> Express
             )
         return Compare(name, expression.op, _timestamp(value, field))
     try:
-        number = float(value) if not isinstance(value, bool) else math.nan
+        number = float(value) if isinstance(value, str | float) else math.nan
     except ValueError:
         number = math.nan
     if math.isnan(number) or not number.is_integer():
@@ -372,12 +674,5 @@ def parse_developer_knowledge_filter(text: str, field: str = "filter") -> Expres
     """A Developer Knowledge (AIP-160) filter, checked against its fields (``None`` if empty)."""
     if not text.strip():
         return None
-    expression = _parse(text, _AIP_160, field, 'data_source = "docs.python.org"')
+    expression = _parse(text, _AIP_160, field, 'data_source = "docs.python.org"', _Aip160Tree())
     return _developer_knowledge_literals(expression, field)
-
-
-def predicate(
-    expression: Expression, fields_of_document: Callable[[int], Mapping[str, Any]]
-) -> Callable[[int], bool]:
-    """``document_index -> bool`` for ``expression`` over ``fields_of_document``."""
-    return lambda index: evaluate(expression, fields_of_document(index))

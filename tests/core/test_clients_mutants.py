@@ -236,3 +236,24 @@ def test_aclose_closes_the_loops_clients(clients):
                 await call(request={}, timeout=1)
 
     asyncio.run(run())
+
+
+def test_the_session_clients():
+    clients = DiscoveryEngineClients(emulator_host="127.0.0.1:9")
+    sessions = clients.sessions()
+    assert type(sessions) is de.SessionServiceClient
+    assert sessions is clients.sessions()
+    assert sessions.transport.grpc_channel is clients.search().transport.grpc_channel
+    regional = DiscoveryEngineClients(location="eu", credentials=AnonymousCredentials())
+    assert regional.sessions().transport._host == "eu-discoveryengine.googleapis.com:443"
+
+    async def run():
+        client = clients.sessions_async()
+        assert type(client) is de.SessionServiceAsyncClient
+        assert client is clients.sessions_async()
+        assert client.transport.grpc_channel is clients.search_async().transport.grpc_channel
+        await clients.aclose()
+
+    asyncio.run(run())
+    clients.close()
+    regional.close()

@@ -20,17 +20,22 @@ from grounding_core.convert import (
     chunk_from_developer_knowledge,
     chunk_from_search_result,
     grounding_result_from_response,
+    search_results_from_response,
     struct_to_dict,
 )
 from grounding_core.facts import build_facts
+from grounding_core.metadata import chunk_metadata
 from grounding_core.records import (
     AnswerCitation,
     CitedChunk,
     Claim,
+    FacetValue,
     GroundedAnswer,
     GroundingResult,
     GroundingSupport,
     RankSignals,
+    SearchFacet,
+    SearchResults,
     SourceChunk,
 )
 
@@ -137,6 +142,106 @@ def test_a_document_id_wins_over_the_result_id():
     result = de.SearchResponse.SearchResult(id="r", document=de.Document(name="n", id="d"))
     chunk = chunk_from_search_result(pb(result))
     assert (chunk.id, chunk.document_id) == ("d", "d")
+
+
+def _document_with(derived):
+    result = de.SearchResponse.SearchResult(
+        document=de.Document(name="n", id="d", derived_struct_data=derived)
+    )
+    return chunk_from_search_result(pb(result))
+
+
+@pytest.mark.parametrize(
+    ("derived", "text"),
+    [
+        (
+            {
+                "snippets": [{"snippet": "A <b>bold</b> hit.", "snippet_status": "SUCCESS"}],
+                "extractive_answers": [{"content": "An answer."}],
+                "extractive_segments": [{"content": "A segment."}, {"content": "Another."}],
+            },
+            "A segment.\n\nAnother.",
+        ),
+        (
+            {
+                "snippets": [{"snippet": "A <b>bold</b> hit.", "snippet_status": "SUCCESS"}],
+                "extractive_answers": [{"content": "An <b>answer</b>."}],
+            },
+            "An <b>answer</b>.",
+        ),
+        (
+            {"snippets": [{"snippet": "A <b>bold</b> hit.", "snippet_status": "SUCCESS"}]},
+            "A bold hit.",
+        ),
+        (
+            {
+                "snippets": [
+                    {
+                        "snippet": "No snippet is available for this page.",
+                        "snippet_status": "NO_SNIPPET_AVAILABLE",
+                    }
+                ]
+            },
+            "",
+        ),
+    ],
+    ids=["segments", "answers", "snippets", "no-snippet"],
+)
+def test_document_text_prefers_segments_then_answers_then_snippets(derived, text):
+    chunk = _document_with(derived)
+    assert chunk.content == text
+    assert chunk.derived_struct_data == derived  # every part kept as it came
+
+
+def test_a_negative_chunk_relevance_score_is_kept():
+    # Chunk.relevance_score is documented in [-1, 1]; the emulator only sends [0, 1].
+    result = de.SearchResponse.SearchResult(
+        id="doc", chunk=de.Chunk(name=f"{DOC}/doc/chunks/c1", id="c1", relevance_score=-0.75)
+    )
+    chunk = chunk_from_search_result(pb(result))
+    assert (chunk.relevance_score, chunk.id, chunk.document_id) == (-0.75, "c1", "doc")
+    assert chunk_metadata(chunk)["relevance_score"] == -0.75
+
+
+def test_search_results_keep_every_response_level_field():
+    response = de.SearchResponse(
+        total_size=42,
+        corrected_query="with statement",
+        attribution_token="token",
+        query_expansion_info={"expanded_query": True, "pinned_result_count": 3},
+        facets=[
+            {
+                "key": "lang",
+                "values": [{"value": "en", "count": 7}, {"value": "fr", "count": 1}],
+                "dynamic_facet": True,
+            },
+            {
+                "key": "rank",
+                "values": [{"interval": {"minimum": 0, "exclusive_maximum": 10}, "count": 4}],
+            },
+        ],
+    )
+    chunk = SourceChunk(name="c", content="x")
+    assert search_results_from_response(pb(response), [chunk]) == SearchResults(
+        chunks=(chunk,),
+        total_size=42,
+        corrected_query="with statement",
+        expanded_query=True,
+        pinned_result_count=3,
+        facets=(
+            SearchFacet(
+                "lang",
+                (FacetValue(count=7, value="en"), FacetValue(count=1, value="fr")),
+                dynamic_facet=True,
+            ),
+            SearchFacet(
+                "rank",
+                (FacetValue(count=4, interval={"minimum": 0.0, "exclusive_maximum": 10.0}),),
+            ),
+        ),
+        attribution_token="token",
+    )
+    assert search_results_from_response(pb(de.SearchResponse()), []) == SearchResults(())
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from grounding_core import (
     ChunkSearchSpec,
+    DataStoreSpec,
     DiscoveryEngineTarget,
     GroundingSource,
     GroundingSpec,
@@ -37,6 +38,42 @@ def _proto_plus_search_request(query: str, spec: ChunkSearchSpec) -> de.SearchRe
             "num_previous_chunks": spec.num_previous_chunks,
             "num_next_chunks": spec.num_next_chunks,
         }
+    else:
+        if spec.return_snippet is not False:
+            content["snippet_spec"] = {"return_snippet": True}
+        if spec.max_extractive_answer_count or spec.max_extractive_segment_count:
+            content["extractive_content_spec"] = {
+                "max_extractive_answer_count": spec.max_extractive_answer_count,
+                "max_extractive_segment_count": spec.max_extractive_segment_count,
+                "return_extractive_segment_score": spec.return_extractive_segment_score,
+                "num_previous_segments": spec.num_previous_segments,
+                "num_next_segments": spec.num_next_segments,
+            }
+    options: dict[str, Any] = {
+        "language_code": spec.language_code,
+        "user_pseudo_id": spec.user_pseudo_id,
+        "session": spec.session,
+        "data_store_specs": [
+            {
+                "data_store": TARGET.location_path
+                + "/collections/default_collection/dataStores/"
+                + d.data_store,
+                "filter": d.filter,
+                **({"boost_spec": d.boost_spec} if d.boost_spec else {}),
+            }
+            for d in spec.data_store_specs
+        ],
+        "facet_specs": list(spec.facet_specs),
+    }
+    if spec.spell_correction is not None:
+        options["spell_correction_spec"] = {"mode": spec.spell_correction.upper()}
+    if spec.query_expansion is not None:
+        options["query_expansion_spec"] = {
+            "condition": spec.query_expansion.upper(),
+            "pin_unexpanded_results": spec.pin_unexpanded_results,
+        }
+    if spec.relevance_filter_spec is not None:
+        options["relevance_filter_spec"] = spec.relevance_filter_spec
     request = de.SearchRequest(
         serving_config=TARGET.serving_config_path,
         relevance_threshold=(spec.relevance_threshold or "relevance_threshold_unspecified").upper(),
@@ -46,6 +83,7 @@ def _proto_plus_search_request(query: str, spec: ChunkSearchSpec) -> de.SearchRe
         order_by=spec.order_by,
         content_search_spec=content,
         relevance_score_spec={"return_relevance_score": True},
+        **options,
     )
     if spec.boost_spec is not None:
         request.boost_spec = de.SearchRequest.BoostSpec(spec.boost_spec)
@@ -60,6 +98,32 @@ def _proto_plus_search_request(query: str, spec: ChunkSearchSpec) -> de.SearchRe
         ChunkSearchSpec(k=3, search_mode="documents", relevance_threshold="lowest"),
         ChunkSearchSpec(filter='lang: ANY("en")', order_by="title", relevance_threshold="high"),
         ChunkSearchSpec(boost_spec={"condition_boost_specs": [{"condition": "x", "boost": 0.5}]}),
+        ChunkSearchSpec(search_mode="documents", return_snippet=False),
+        ChunkSearchSpec(
+            search_mode="documents",
+            max_extractive_answer_count=2,
+            max_extractive_segment_count=3,
+            return_extractive_segment_score=True,
+            num_previous_segments=1,
+            num_next_segments=2,
+        ),
+        ChunkSearchSpec(
+            spell_correction="suggestion_only",
+            query_expansion="auto",
+            pin_unexpanded_results=True,
+            language_code="en-US",
+            user_pseudo_id="visitor-1",
+            session="projects/p/locations/global/collections/default_collection/engines/e/sessions/s",
+            relevance_filter_spec={"keyword_search_threshold": {"relevance_threshold": "LOW"}},
+            data_store_specs=(
+                DataStoreSpec("docs", filter='lang: ANY("en")'),
+                DataStoreSpec(
+                    "manuals",
+                    boost_spec={"condition_boost_specs": [{"condition": "y", "boost": 1}]},
+                ),
+            ),
+            facet_specs=({"facet_key": {"key": "lang"}, "limit": 5},),
+        ),
     ],
 )
 def test_search_request_is_the_proto_plus_one(spec):

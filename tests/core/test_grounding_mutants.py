@@ -35,6 +35,7 @@ def test_the_request_has_every_field_and_the_default_spec():
     assert [(f.fact_text, dict(f.attributes)) for f in request.facts] == [(PARIS, {"uri": "u"})]
     assert request.grounding_spec.citation_threshold == pytest.approx(0.6)
     assert request.grounding_spec.enable_claim_level_score is False
+    assert dict(request.user_labels) == {}
     assert facts.texts == (PARIS,)
     assert facts.source_indices == (1,)
     with pytest.raises(InputError, match="answer_candidate is empty"):

@@ -109,3 +109,24 @@ async def test_the_calls_use_the_spec_the_per_call_values_and_the_options(emulat
         emulator.faults.fail(method, code="UNAVAILABLE", times=1)
         with pytest.raises(ServiceUnavailableError, match="UNAVAILABLE"):
             await result_of(call, PAGING)
+
+
+async def test_search_results_use_the_spec_and_the_per_call_values(emulator, searches):
+    chunk_search, _ = searches
+    faceted = chunk_search.replace(facet_specs=({"facet_key": {"key": "group"}},))
+    for results in (
+        faceted.search_results(PAGING, k=2, filter='group: ANY("odd")'),
+        await faceted.asearch_results(PAGING, k=2, filter='group: ANY("odd")'),
+    ):
+        assert len(results.chunks) == 2
+        assert results.total_size == 125
+        assert [(f.key, [(v.value, v.count) for v in f.values]) for f in results.facets] == [
+            ("group", [("odd", 25)])
+        ]
+    plain = chunk_search.search_results(PAGING)
+    assert len(plain.chunks) == 3
+    assert [c.name for c in plain.chunks] == [c.name for c in chunk_search.search(PAGING)]
+    assert (plain.total_size, plain.facets) == (250, ())
+    emulator.faults.fail("Search", code="UNAVAILABLE", times=1)
+    with pytest.raises(ServiceUnavailableError, match="UNAVAILABLE"):
+        await chunk_search.asearch_results(PAGING)

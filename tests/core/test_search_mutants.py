@@ -8,6 +8,7 @@ from google.cloud import discoveryengine_v1 as de
 from grounding_core import (
     CallOptions,
     ChunkSearchSpec,
+    DataStoreSpec,
     DeveloperKnowledgeSearchSpec,
     DiscoveryEngineTarget,
     InputError,
@@ -117,6 +118,108 @@ def test_a_chunk_request_has_every_field():
     assert documents.content_search_spec.search_result_mode == MODE.DOCUMENTS
     assert "chunk_spec" not in documents.content_search_spec
     assert refusal(search_request, TARGET, "", ChunkSearchSpec())[1] == "query"
+    # Chunk mode asks for no snippet or extractive content, and sets no query option.
+    for field in ("snippet_spec", "extractive_content_spec"):
+        assert field not in plain.content_search_spec
+    for field in ("spell_correction_spec", "query_expansion_spec", "relevance_filter_spec"):
+        assert field not in plain
+    assert (plain.language_code, plain.user_pseudo_id, plain.session) == ("", "", "")
+    assert (list(plain.data_store_specs), list(plain.facet_specs)) == ([], [])
+
+
+def test_documents_mode_asks_for_snippets_unless_told():
+    content = search_request(TARGET, "q", ChunkSearchSpec(search_mode="documents"))
+    assert content.content_search_spec.snippet_spec.return_snippet is True
+    assert "extractive_content_spec" not in content.content_search_spec
+    off = ChunkSearchSpec(search_mode="documents", return_snippet=False)
+    assert "snippet_spec" not in search_request(TARGET, "q", off).content_search_spec
+    on = ChunkSearchSpec(search_mode="documents", return_snippet=True)
+    assert search_request(TARGET, "q", on).content_search_spec.snippet_spec.return_snippet
+
+
+@pytest.mark.parametrize(
+    ("answers", "segments"), [(2, 0), (0, 3), (5, 10)], ids=["answers", "segments", "both"]
+)
+def test_documents_mode_extractive_content(answers, segments):
+    spec = ChunkSearchSpec(
+        search_mode="documents",
+        max_extractive_answer_count=answers,
+        max_extractive_segment_count=segments,
+        return_extractive_segment_score=bool(segments),
+        num_previous_segments=1 if segments else 0,
+        num_next_segments=2 if segments else 0,
+    )
+    extractive = search_request(TARGET, "q", spec).content_search_spec.extractive_content_spec
+    assert (
+        extractive.max_extractive_answer_count,
+        extractive.max_extractive_segment_count,
+        extractive.return_extractive_segment_score,
+        extractive.num_previous_segments,
+        extractive.num_next_segments,
+    ) == (answers, segments, bool(segments), 1 if segments else 0, 2 if segments else 0)
+
+
+def test_query_options_reach_the_request():
+    spec = ChunkSearchSpec(
+        spell_correction="suggestion_only",
+        query_expansion="auto",
+        pin_unexpanded_results=True,
+        language_code="fr-CA",
+        user_pseudo_id="visitor",
+        session="s",
+        relevance_filter_spec={"semantic_search_threshold": {"semantic_relevance_threshold": 0.5}},
+        data_store_specs=(
+            DataStoreSpec("test-docs", filter="f"),
+            DataStoreSpec(
+                "projects/1/locations/global/collections/default_collection/dataStores/x",
+                boost_spec={"condition_boost_specs": [{"condition": "c", "boost": 0.25}]},
+            ),
+        ),
+        facet_specs=({"facet_key": {"key": "lang"}, "limit": 3},),
+    )
+    request = search_request(TARGET, "q", spec)
+    assert (
+        request.spell_correction_spec.mode
+        == de.SearchRequest.SpellCorrectionSpec.Mode.SUGGESTION_ONLY
+    )
+    assert (
+        request.query_expansion_spec.condition == de.SearchRequest.QueryExpansionSpec.Condition.AUTO
+    )
+    assert request.query_expansion_spec.pin_unexpanded_results is True
+    assert (request.language_code, request.user_pseudo_id, request.session) == (
+        "fr-CA",
+        "visitor",
+        "s",
+    )
+    threshold = request.relevance_filter_spec.semantic_search_threshold
+    assert threshold.semantic_relevance_threshold == 0.5
+    first, second = request.data_store_specs
+    assert first.data_store == (
+        f"projects/{PROJECT}/locations/global/collections/default_collection/dataStores/test-docs"
+    )
+    assert (first.filter, "boost_spec" in first) == ("f", False)
+    assert second.data_store.startswith("projects/1/")
+    assert second.boost_spec.condition_boost_specs[0].boost == 0.25
+    [facet] = request.facet_specs
+    assert (facet.facet_key.key, facet.limit) == ("lang", 3)
+    auto = search_request(
+        TARGET, "q", ChunkSearchSpec(spell_correction="auto", query_expansion="disabled")
+    )
+    assert auto.spell_correction_spec.mode == de.SearchRequest.SpellCorrectionSpec.Mode.AUTO
+    assert (
+        auto.query_expansion_spec.condition
+        == de.SearchRequest.QueryExpansionSpec.Condition.DISABLED
+    )
+
+
+def test_malformed_api_dicts_are_refused_by_name():
+    bad_facet = ChunkSearchSpec(facet_specs=({"facet_key": {"nope": 1}},))
+    message, field, limit = refusal(search_request, TARGET, "q", bad_facet)
+    assert (field, limit) == ("facet_specs[0]", None)
+    assert message.startswith("facet_specs[0] is not a valid FacetSpec (")
+    assert message.endswith("); expected e.g. {'facet_key': {'key': 'lang'}, 'limit': 10}")
+    bad_filter = ChunkSearchSpec(relevance_filter_spec={"nope": 1})
+    assert refusal(search_request, TARGET, "q", bad_filter)[1] == "relevance_filter_spec"
 
 
 def test_a_developer_knowledge_request():

@@ -38,8 +38,8 @@ def test_engine_target_and_sessions():
 def test_collectionless_data_store_form():
     t = DiscoveryEngineTarget(project="p", data_store="docs", collection=None)
     assert t.serving_config_path == f"{BASE}/dataStores/docs/servingConfigs/default_search"
-    with pytest.raises(ConfigurationError, match="sessions belong to engines"):
-        t.session_path()
+    # Google names sessions under data stores too (projects.locations.dataStores.sessions).
+    assert t.session_path() == f"{BASE}/dataStores/docs/sessions/-"
 
 
 @pytest.mark.parametrize(

@@ -143,8 +143,21 @@ def test_every_field_and_name_of_a_target():
     assert refused(lambda: engine.branch_path) == (
         "an engine has no branch: branches belong to data stores"
     )
-    assert refused(t.session_path) == (
-        "sessions belong to engines: give engine= to keep a multi-turn session"
+    assert t.session_path("s1") == f"{t.parent_path}/sessions/s1"
+    assert refused(t.session_path, "a b") == (
+        "session 'a b' is not a valid resource id: use letters, digits, '-' and '_' only, up to "
+        "127 characters (for example '-')"
+    )
+    # A session name as a response gives it (the project may be its number) is kept as it is.
+    named = "projects/42/locations/us/collections/c/engines/e/sessions/7"
+    assert engine.session_path(named) == named
+    other = "projects/42/locations/us/collections/c/engines/other/sessions/7"
+    assert refused(engine.session_path, other) == (
+        f"session {other!r} is not a session of {engine.parent_path}: continue it with the "
+        "engine or data store that created it"
+    )
+    assert refused(engine.session_path, f"{named}/answers/1").startswith(
+        f"session {named + '/answers/1'!r} is not a valid resource id"
     )
 
 

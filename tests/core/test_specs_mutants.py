@@ -8,6 +8,7 @@ import pytest
 from grounding_core import (
     AnswerSpec,
     ChunkSearchSpec,
+    DataStoreSpec,
     DeveloperKnowledgeSearchSpec,
     GroundingSpec,
     InputError,
@@ -126,6 +127,189 @@ def test_chunk_search_spec_accepts_the_boundaries():
         assert ChunkSearchSpec(relevance_threshold=threshold).relevance_threshold == threshold
 
 
+DOCS = {"search_mode": "documents"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        (
+            {"return_snippet": True},
+            (
+                "return_snippet need search_mode='documents': chunk results carry no snippets "
+                "or extractive content (a chunk's text is its content)",
+                "return_snippet",
+                None,
+            ),
+        ),
+        (
+            {"max_extractive_segment_count": 1, "return_extractive_segment_score": True},
+            (
+                "max_extractive_segment_count, return_extractive_segment_score need "
+                "search_mode='documents': chunk results carry no snippets or extractive "
+                "content (a chunk's text is its content)",
+                "max_extractive_segment_count",
+                None,
+            ),
+        ),
+        (
+            {**DOCS, "max_extractive_answer_count": 6},
+            (
+                "max_extractive_answer_count must be between 0 and 5, got 6",
+                "max_extractive_answer_count",
+                5,
+            ),
+        ),
+        (
+            {**DOCS, "max_extractive_segment_count": 11},
+            (
+                "max_extractive_segment_count must be between 0 and 10, got 11",
+                "max_extractive_segment_count",
+                10,
+            ),
+        ),
+        (
+            {**DOCS, "max_extractive_segment_count": 1, "num_previous_segments": -1},
+            ("num_previous_segments must be >= 0, got -1", "num_previous_segments", None),
+        ),
+        (
+            {**DOCS, "num_next_segments": 1},
+            (
+                "num_next_segments need max_extractive_segment_count > 0: they shape the "
+                "extractive segments",
+                "num_next_segments",
+                None,
+            ),
+        ),
+        (
+            {**DOCS, "return_snippet": "yes"},
+            ("return_snippet must be True or False, got 'yes'", "return_snippet", None),
+        ),
+        (
+            {"spell_correction": "AUTO"},
+            (
+                "spell_correction must be one of 'auto', 'suggestion_only', got 'AUTO'",
+                "spell_correction",
+                None,
+            ),
+        ),
+        (
+            {"query_expansion": "on"},
+            (
+                "query_expansion must be one of 'auto', 'disabled', got 'on'",
+                "query_expansion",
+                None,
+            ),
+        ),
+        (
+            {"pin_unexpanded_results": True, "query_expansion": "disabled"},
+            (
+                "pin_unexpanded_results needs query_expansion='auto': only an expanded query "
+                "has unexpanded results to pin",
+                "pin_unexpanded_results",
+                None,
+            ),
+        ),
+        (
+            {"user_pseudo_id": "u" * 129},
+            (
+                "user_pseudo_id has 129 characters; the API accepts at most 128: shorten it",
+                "user_pseudo_id",
+                128,
+            ),
+        ),
+        ({"language_code": 1}, ("language_code must be a string, got int", "language_code", None)),
+        ({"session": None}, ("session must be a string, got NoneType", "session", None)),
+        (
+            {"relevance_filter_spec": "LOW"},
+            (
+                "relevance_filter_spec must be a dict in the API's RelevanceFilterSpec form, "
+                "e.g. {'keyword_search_threshold': {'relevance_threshold': 'LOW'}}",
+                "relevance_filter_spec",
+                None,
+            ),
+        ),
+        (
+            {"data_store_specs": ({"data_store": "d"},)},
+            (
+                "data_store_specs must hold DataStoreSpec records, got dict",
+                "data_store_specs",
+                None,
+            ),
+        ),
+        (
+            {"facet_specs": {"facet_key": {"key": "k"}}},
+            (
+                "facet_specs must be a list of dicts in the API's form, e.g. "
+                "[{'facet_key': {'key': 'lang'}, 'limit': 10}]",
+                "facet_specs",
+                None,
+            ),
+        ),
+        (
+            {"facet_specs": ["lang"]},
+            (
+                "facet_specs[0] must be a dict in the API's form, e.g. "
+                "{'facet_key': {'key': 'lang'}, 'limit': 10}, got str",
+                "facet_specs[0]",
+                None,
+            ),
+        ),
+        (
+            {"facet_specs": [{"facet_key": {"key": "k"}}] * 101},
+            ("facet_specs has 101 specs; the API accepts at most 100", "facet_specs", 100),
+        ),
+    ],
+)
+def test_chunk_search_spec_option_refusals(kwargs, expected):
+    assert refusal(ChunkSearchSpec, **kwargs) == expected
+
+
+def test_chunk_search_spec_accepts_the_option_boundaries():
+    spec = ChunkSearchSpec(
+        search_mode="documents",
+        return_snippet=False,
+        max_extractive_answer_count=5,
+        max_extractive_segment_count=10,
+        return_extractive_segment_score=True,
+        num_previous_segments=7,
+        num_next_segments=7,
+        spell_correction="suggestion_only",
+        query_expansion="auto",
+        pin_unexpanded_results=True,
+        user_pseudo_id="u" * 128,
+        facet_specs=[{"facet_key": {"key": "k"}}] * 100,
+    )
+    assert (spec.max_extractive_answer_count, spec.max_extractive_segment_count) == (5, 10)
+    assert (spec.num_previous_segments, spec.num_next_segments) == (7, 7)
+    assert len(spec.facet_specs) == 100
+    assert type(spec.facet_specs) is tuple
+    plain = ChunkSearchSpec()
+    assert (plain.return_snippet, plain.spell_correction, plain.query_expansion) == (
+        None,
+        None,
+        None,
+    )
+    assert ChunkSearchSpec(return_snippet=False).return_snippet is False  # allowed in chunks
+
+
+def test_the_option_dicts_are_private_copies():
+    facet = {"facet_key": {"key": "k"}}
+    relevance = {"keyword_search_threshold": {"relevance_threshold": "LOW"}}
+    spec = ChunkSearchSpec(facet_specs=[facet], relevance_filter_spec=relevance)
+    facet["facet_key"]["key"] = "changed"
+    relevance["keyword_search_threshold"]["relevance_threshold"] = "HIGH"
+    assert spec.facet_specs == ({"facet_key": {"key": "k"}},)
+    assert spec.relevance_filter_spec == {
+        "keyword_search_threshold": {"relevance_threshold": "LOW"}
+    }
+    boost = {"condition_boost_specs": [{"condition": "x", "boost": 0.5}]}
+    store = DataStoreSpec("d", boost_spec=boost)
+    boost["condition_boost_specs"][0]["boost"] = 1.0
+    assert store.boost_spec == {"condition_boost_specs": [{"condition": "x", "boost": 0.5}]}
+    assert DataStoreSpec("d").boost_spec is None
+
+
 @pytest.mark.parametrize("spec_type", [ChunkSearchSpec, AnswerSpec])
 def test_the_boost_spec_is_a_private_copy(spec_type):
     given = {"condition_boost_specs": [{"condition": "x", "boost": 0.5}]}
@@ -178,6 +362,62 @@ def test_grounding_spec():
             ("search_mode must be 'chunks' or 'documents', got 'x'", "search_mode", None),
         ),
         ({"boost_spec": 3}, (BOOST_HINT, "boost_spec", None)),
+        (
+            {"data_store_specs": "d"},
+            ("data_store_specs must be a list or tuple, got str", "data_store_specs", None),
+        ),
+        (
+            {"data_store_specs": [{"data_store": "d"}]},
+            (
+                "data_store_specs must hold DataStoreSpec records, got dict",
+                "data_store_specs",
+                None,
+            ),
+        ),
+        (
+            {"filtering_level": "medium"},
+            ("filtering_level must be one of 'low', 'high', got 'medium'", "filtering_level", None),
+        ),
+        (
+            {"max_rephrase_steps": 0},
+            ("max_rephrase_steps must be between 1 and 5, got 0", "max_rephrase_steps", 5),
+        ),
+        (
+            {"max_rephrase_steps": 6},
+            ("max_rephrase_steps must be between 1 and 5, got 6", "max_rephrase_steps", 5),
+        ),
+        (
+            {"query_classification_types": ["adversarial"]},
+            (
+                "query_classification_types must be one of 'adversarial_query', "
+                "'non_answer_seeking_query', 'jail_breaking_query', "
+                "'non_answer_seeking_query_v2', 'user_defined_classification_query', "
+                "got 'adversarial'",
+                "query_classification_types",
+                None,
+            ),
+        ),
+        (
+            {"user_pseudo_id": "v" * 129},
+            (
+                "user_pseudo_id has 129 characters; the API accepts at most 128: shorten it",
+                "user_pseudo_id",
+                128,
+            ),
+        ),
+        (
+            {"user_pseudo_id": 7},
+            ("user_pseudo_id must be a string, got int", "user_pseudo_id", 128),
+        ),
+        ({"session": 7}, ("session must be a string, got int", "session", None)),
+        (
+            {"session": " "},
+            (
+                "session is empty: give None (no session), '-' (start one) or a session id",
+                "session",
+                None,
+            ),
+        ),
     ],
 )
 def test_answer_spec_refusals(kwargs, expected):
@@ -188,3 +428,35 @@ def test_answer_spec_accepts_the_boundaries():
     assert AnswerSpec(max_return_results=1).max_return_results == 1
     assert AnswerSpec(max_return_results=100).max_return_results == 100
     assert AnswerSpec(search_mode="documents").search_mode == "documents"
+    assert AnswerSpec(search_mode=None).search_mode is None
+    assert AnswerSpec(max_rephrase_steps=1).max_rephrase_steps == 1
+    assert AnswerSpec(max_rephrase_steps=5).max_rephrase_steps == 5
+    assert AnswerSpec(user_pseudo_id="v" * 128).user_pseudo_id == "v" * 128
+    assert AnswerSpec(session="-").session == "-"
+
+
+def test_answer_spec_keeps_its_own_tuples():
+    stores = [DataStoreSpec("a")]
+    kinds = ["jail_breaking_query"]
+    spec = AnswerSpec(data_store_specs=stores, query_classification_types=kinds)
+    stores.append(DataStoreSpec("b"))
+    kinds.clear()
+    assert spec.data_store_specs == (DataStoreSpec("a"),)
+    assert spec.query_classification_types == ("jail_breaking_query",)
+    assert AnswerSpec(filtering_level="low").filtering_level == "low"
+    assert AnswerSpec(filtering_level="high").filtering_level == "high"
+
+
+def test_data_store_spec():
+    assert DataStoreSpec("d", filter="x").filter == "x"
+    assert refusal(DataStoreSpec, " ") == (
+        "data_store is empty: give a data store id or its full resource name",
+        "data_store_specs.data_store",
+        None,
+    )
+    assert refusal(DataStoreSpec, 1) == ("data_store must be a string, got int", "data_store", None)
+    assert refusal(DataStoreSpec, "d", filter=1) == (
+        "filter must be a string, got int",
+        "filter",
+        None,
+    )

@@ -203,7 +203,11 @@ def test_answer_query_create_builds_target_and_spec(connection):
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"data_store_id": "d", "session": "s1"}, ConfigurationError, "sessions belong to"),
+        (
+            {"data_store_id": "d", "session": "projects/p/locations/global/engines/e/sessions/1"},
+            ConfigurationError,
+            "is not a session of",
+        ),
         ({"engine_id": "e", "max_return_results": 0}, InputError, "between 1 and 100"),
         ({"engine_id": "e", "search_mode": "pages"}, InputError, "search_mode must be"),
         ({}, ConfigurationError, "no data store and no engine"),

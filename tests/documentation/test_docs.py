@@ -28,10 +28,11 @@ EXTERNAL = {
     "CheckGroundingRequest", "CheckGroundingResponse", "ConversationalSearchService",
     "DeveloperKnowledge", "DocumentChunk", "GetDocument", "GroundedGenerationService",
     "SearchDocumentChunks", "SearchResponse", "SearchResult", "SearchService", "ClientOptions",
-    "Credentials",
+    "Credentials", "SessionService",
     # LangChain and LlamaIndex
     "AIMessage", "AsyncStreamingResponse", "BaseEvaluator", "BaseQueryEngine", "BaseRetriever",
-    "BatchEvalRunner", "CustomQueryEngine", "Document", "EvaluationResult", "NodeWithScore",
+    "BatchEvalRunner", "CondenseQuestionChatEngine", "CustomQueryEngine", "Document",
+    "EvaluationResult", "NodeWithScore",
     "PydanticResponse", "QueryEndEvent", "QueryStartEvent", "Response", "RetrieverQueryEngine",
     "RetrieversIntegrationTests", "RetryQueryEngine", "Runnable", "RunnableConfig",
     "StreamingResponse", "TextNode",

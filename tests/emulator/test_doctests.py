@@ -12,6 +12,8 @@ MODULES = [
     "grounding_emulator.wire.faults",
     "grounding_emulator.search.fusion",
     "grounding_emulator.answer.query_classes",
+    "grounding_emulator.answer.rephrase",
+    "grounding_emulator.answer.related",
     "grounding_emulator.corpus.records",
     "grounding_emulator.corpus.store",
     "grounding_emulator.corpus.tokens",

@@ -10,6 +10,7 @@ import pytest
 
 import grounding_core.facts as client_facts
 import grounding_core.specs as client_specs
+import grounding_core.summaries as client_summaries
 from grounding_emulator import limits
 
 AGREEING = [
@@ -21,6 +22,16 @@ AGREEING = [
     (client_specs.MAX_CHUNK_NEIGHBOURS, limits.MAX_CHUNK_NEIGHBOURS, 3),
     (client_specs.MAX_DEVELOPER_KNOWLEDGE_TEXT, limits.MAX_DEVELOPER_KNOWLEDGE_TEXT, 500),
     (client_specs.AnswerSpec().max_return_results, limits.DEFAULT_MAX_RETURN_RESULTS, 10),
+    (client_specs.MAX_EXTRACTIVE_ANSWERS, limits.MAX_EXTRACTIVE_ANSWERS, 5),
+    (client_specs.MAX_EXTRACTIVE_SEGMENTS, limits.MAX_EXTRACTIVE_SEGMENTS, 10),
+    (client_specs.MAX_FACET_SPECS, limits.MAX_FACET_SPECS, 100),
+    (client_specs.MAX_USER_PSEUDO_ID, limits.MAX_USER_PSEUDO_ID, 128),
+    (
+        client_summaries.MAX_SUMMARY_RESULTS_DOCUMENTS,
+        limits.MAX_SUMMARY_RESULTS_DOCUMENTS,
+        10,
+    ),
+    (client_summaries.MAX_SUMMARY_RESULTS_CHUNKS, limits.MAX_SUMMARY_RESULTS_CHUNKS, 50),
 ]
 
 

@@ -42,7 +42,8 @@ def test_chunk_results_carry_every_field(search_client):
         "projects/test-project/locations/global/collections/default_collection/dataStores/"
         "test-docs/branches/default_branch/documents/cjk-ja/chunks/c1"
     )
-    assert chunk.id == "c1" == top.id
+    assert chunk.id == "c1"
+    assert top.id == "cjk-ja"  # SearchResult.id is the searched Document's id (seed 004)
     assert "東京都は日本の首都です。" in chunk.content
     assert chunk.document_metadata.uri == "https://example.jp/tokyo"
     assert chunk.document_metadata.title == "東京について"
@@ -115,7 +116,7 @@ ALL = set(range(PAGING_DOCUMENTS))
     [
         ('group: ANY("odd")', {n for n in ALL if n % 2}),
         ('tags: ANY("t1", "t3")', {n for n in ALL if n % 5 in (1, 3)}),
-        ('group = "even"', {n for n in ALL if n % 2 == 0}),
+        ('-group: ANY("odd")', {n for n in ALL if n % 2 == 0}),
         ("rank < 5", {0, 1, 2, 3, 4}),
         ("rank >= 47", {47, 48, 49}),
         ("rank = 12", {12}),
@@ -123,9 +124,12 @@ ALL = set(range(PAGING_DOCUMENTS))
         ('group: ANY("odd") AND rank <= 9', {1, 3, 5, 7, 9}),
         ("rank < 2 OR rank > 47", {0, 1, 48, 49}),
         ('NOT tags: ANY("t0") AND rank < 6', {1, 2, 3, 4}),
-        ('(rank < 2 OR rank > 47) AND group = "odd"', {1, 49}),
-        ('rank < 2 OR rank > 47 AND group = "odd"', {0, 1, 49}),
-        ('group != "odd" AND rank < 4', {0, 2}),
+        ('(rank < 2 OR rank > 47) AND group: ANY("odd")', {1, 49}),
+        ('rank < 2 OR rank > 47 AND group: ANY("odd")', {0, 1, 49}),
+        ('NOT group: ANY("odd") AND rank < 4', {0, 2}),
+        ("rank: IN(3, 6)", {3, 4, 5}),
+        ("rank: IN(3e, 6i)", {4, 5, 6}),
+        ("rank: IN(*, 2) OR rank: IN(48, *)", {0, 1, 48, 49}),
     ],
 )
 def test_filters_on_struct_data(search_client, filter_, expected):
@@ -165,7 +169,7 @@ def test_chunk_spec_neighbours(search_client):
     request = chunk_request(
         "ordinal marker step 3",
         page_size=1,
-        filter='group = "sequence"',
+        filter='group: ANY("sequence")',
         content_search_spec={"chunk_spec": {"num_previous_chunks": 2, "num_next_chunks": 3}},
     )
     chunk = first_page(search_client, request).results[0].chunk
@@ -180,7 +184,7 @@ def test_chunk_spec_stops_at_document_edges(search_client):
     request = chunk_request(
         "ordinal marker step 1",
         page_size=1,
-        filter='group = "sequence"',
+        filter='group: ANY("sequence")',
         content_search_spec={"chunk_spec": {"num_previous_chunks": 3, "num_next_chunks": 1}},
     )
     chunk = first_page(search_client, request).results[0].chunk
@@ -196,7 +200,11 @@ def test_documents_mode(search_client):
         page_size=3,
         content_search_spec={
             "search_result_mode": DOCUMENTS,
-            "extractive_content_spec": {"max_extractive_segment_count": 1},
+            "snippet_spec": {"return_snippet": True},
+            "extractive_content_spec": {
+                "max_extractive_segment_count": 1,
+                "return_extractive_segment_score": True,
+            },
         },
     )
     result = first_page(search_client, request).results[0]
@@ -211,10 +219,12 @@ def test_documents_mode(search_client):
     assert derived["link"] == "https://example.com/rockets"
     assert derived["title"] == "Rockets 🚀"
     assert "Cape Canaveral 🇺🇸" in derived["snippets"][0]["snippet"]
+    assert derived["snippets"][0]["snippet_status"] == "SUCCESS"
     segment = derived["extractive_segments"][0]
     assert "👩‍🚀👨‍🚀" in segment["content"]
     # Google's keys for extractive segments are camelCase (the peers read them so).
     assert set(segment) == {"content", "pageNumber", "relevanceScore"}
+    assert 0 < segment["relevanceScore"] <= 1
 
 
 def test_unset_mode_means_documents(search_client):

@@ -15,14 +15,17 @@ from grounding_emulator.wire.servicers import (
     GroundedGenerationServicer,
     SearchServicer,
     Servicer,
+    SessionServicer,
     method_table,
 )
 from grounding_emulator.wire.servicers.registry import registered, rpc
 
+SESSION_RPCS = ["CreateSession", "GetSession", "ListSessions", "UpdateSession", "DeleteSession"]
 DISCOVERY_ENGINE = {
     "SearchService": ["Search"],
     "GroundedGenerationService": ["CheckGrounding"],
-    "ConversationalSearchService": ["AnswerQuery"],
+    "ConversationalSearchService": ["AnswerQuery", "GetAnswer", *SESSION_RPCS],
+    "SessionService": SESSION_RPCS,
 }
 DEVELOPER_KNOWLEDGE = ["SearchDocumentChunks", "GetDocument", "BatchGetDocuments", "AnswerQuery"]
 
@@ -37,9 +40,11 @@ def test_the_method_table_serves_every_rpc_under_every_version():
         for name in names
     } | {f"/google.developers.knowledge.v1.DeveloperKnowledge/{n}" for n in DEVELOPER_KNOWLEDGE}
     assert sorted(m.path for m in methods) == sorted(expected)
-    assert len(methods) == 13
+    assert len(methods) == 46
     servicers = {m.call.__self__ for m in methods}  # type: ignore[attr-defined]
-    assert len(servicers) == 4  # one servicer per service, shared by its versions
+    # one servicer per service, shared by its versions; SessionServicer also serves the session
+    # RPCs of ConversationalSearchService
+    assert len(servicers) == 5
     assert {s.backend for s in servicers} == {backend}
     check = next(
         m for m in methods if m.path.endswith("v1beta.GroundedGenerationService/CheckGrounding")
@@ -54,6 +59,7 @@ def test_every_servicer_is_registered_with_its_rpcs():
         GroundedGenerationServicer,
         ConversationalSearchServicer,
         DeveloperKnowledgeServicer,
+        SessionServicer,
     }
     assert {n: r.name for n, r in DeveloperKnowledgeServicer.rpcs.items()} == {
         "search_document_chunks": "SearchDocumentChunks",

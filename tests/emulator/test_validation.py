@@ -60,7 +60,17 @@ SEARCH_ERRORS = [
     ),
     ({"filter": 'lang: ANY("en"'}, BAD, ["filter is malformed", "end of input"]),
     ({"filter": "lang ~ 3"}, BAD, ["filter is malformed", "'~' at column 6"]),
-    ({"filter": 'rank < "ten"'}, BAD, ["filter: rank < needs a number"]),
+    (
+        {"filter": 'rank < "ten"'},
+        BAD,
+        ["filter: rank is a number field of data store 'test-docs' and < 'ten' does not apply"],
+    ),
+    (
+        {"filter": 'lang = "en"'},
+        BAD,
+        ["filter: lang is a text field", 'write lang: ANY("value")'],
+    ),
+    ({"filter": 'lang != "en"'}, BAD, ["filter: != is not in the filter grammar"]),
     ({"filter": 'colour: ANY("red")'}, BAD, ["filter: 'colour' is not a struct_data field"]),
     ({"order_by": "colour"}, BAD, ["order_by: 'colour' is not a struct_data field"]),
     ({"order_by": "rank sideways"}, BAD, ["order_by: 'rank sideways'"]),

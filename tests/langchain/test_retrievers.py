@@ -3,11 +3,12 @@
 import json
 
 import pytest
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ValidationError
 
-from grounding_core import InputError, NotFoundError
+from grounding_core import DataStoreSpec, InputError, NotFoundError
 from langchain_grounding import DeveloperKnowledgeRetriever, DiscoveryEngineRetriever
 
 PROJECT = "test-project"
@@ -208,3 +209,132 @@ def test_the_retrievers_wrap_the_core_search(retriever, emulator):
     assert search.connection.call_options.timeout == 30.0
     developer = DeveloperKnowledgeRetriever(emulator_host=emulator.address)
     assert (developer.search.spec.k, developer.search.spec.filter) == (5, "")
+
+
+def test_documents_mode_text_and_extractive_content(emulator):
+    retriever = DiscoveryEngineRetriever(
+        project_id=PROJECT,
+        data_store_id="test-docs",
+        emulator_host=emulator.address,
+        k=1,
+        search_mode="documents",
+        max_extractive_answer_count=1,
+    )
+    [doc] = retriever.invoke("Cape Canaveral rockets launch")
+    assert doc.page_content == "Rockets 🚀 launch from Cape Canaveral 🇺🇸 every month."
+    derived = doc.metadata["derived_struct_data"]
+    assert derived["extractive_answers"] == [{"content": doc.page_content, "pageNumber": ""}]
+    assert derived["snippets"][0]["snippet_status"] == "SUCCESS"  # asked for by default
+    assert retriever.search.spec.return_snippet is None
+
+
+class _Events(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.events: list[tuple[str, object]] = []
+
+    def on_custom_event(self, name, data, **kwargs) -> None:
+        self.events.append((name, data))
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+async def test_the_search_response_is_a_custom_event_of_the_run(emulator, asynchronous):
+    retriever = DiscoveryEngineRetriever(
+        project_id=PROJECT,
+        data_store_id="test-docs",
+        emulator_host=emulator.address,
+        k=2,
+        spell_correction="auto",
+        facet_specs=[{"facet_key": {"key": "group"}, "limit": 1}],
+    )
+    handler = _Events()
+    config = {"callbacks": [handler]}
+    if asynchronous:
+        docs = await retriever.ainvoke("lighthuose", config=config)
+    else:
+        docs = retriever.invoke("lighthuose", config=config)
+    assert len(docs) == 2
+    assert handler.events == [
+        (
+            "search_response",
+            {
+                "total_size": 250,
+                "corrected_query": "lighthouse",
+                "expanded_query": False,
+                "pinned_result_count": 0,
+                "facets": [
+                    {
+                        "key": "group",
+                        "values": [{"count": 25, "value": "even", "interval": {}}],
+                        "dynamic_facet": False,
+                    }
+                ],
+                "attribution_token": "",
+            },
+        )
+    ]
+
+
+def test_every_search_option_reaches_the_spec(emulator):
+    stores = (DataStoreSpec("test-docs", filter='group: ANY("odd")'),)
+    retriever = DiscoveryEngineRetriever(
+        project_id=PROJECT,
+        engine_id="test-app",
+        emulator_host=emulator.address,
+        search_mode="documents",
+        return_snippet=False,
+        max_extractive_answer_count=5,
+        max_extractive_segment_count=10,
+        return_extractive_segment_score=True,
+        num_previous_segments=1,
+        num_next_segments=2,
+        spell_correction="suggestion_only",
+        query_expansion="auto",
+        pin_unexpanded_results=True,
+        language_code="en",
+        user_pseudo_id="visitor",
+        session="",
+        relevance_filter_spec={"keyword_search_threshold": {"relevance_threshold": "LOW"}},
+        data_store_specs=stores,
+        facet_specs=[{"facet_key": {"key": "group"}}],
+    )
+    spec = retriever.search.spec
+    assert (spec.return_snippet, spec.max_extractive_answer_count) == (False, 5)
+    assert (spec.max_extractive_segment_count, spec.return_extractive_segment_score) == (10, True)
+    assert (spec.num_previous_segments, spec.num_next_segments) == (1, 2)
+    assert (spec.spell_correction, spec.query_expansion, spec.pin_unexpanded_results) == (
+        "suggestion_only",
+        "auto",
+        True,
+    )
+    assert (spec.language_code, spec.user_pseudo_id) == ("en", "visitor")
+    assert spec.relevance_filter_spec == {
+        "keyword_search_threshold": {"relevance_threshold": "LOW"}
+    }
+    assert spec.data_store_specs == stores
+    assert spec.facet_specs == ({"facet_key": {"key": "group"}},)
+    docs = retriever.invoke("lighthouse")
+    assert {d.metadata["struct_data"]["group"] for d in docs} == {"odd"}
+    # Every section of a paging document has the word: five segments each, page_content joins them.
+    assert [len(d.metadata["derived_struct_data"]["extractive_segments"]) for d in docs] == [5] * 4
+    assert docs[0].page_content.count("lighthouse") == 5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_extractive_answer_count": 1}, "need search_mode='documents'"),
+        ({"search_mode": "documents", "max_extractive_answer_count": 6}, "less than or equal to 5"),
+        (
+            {"search_mode": "documents", "max_extractive_segment_count": 11},
+            "less than or equal to 10",
+        ),
+        ({"search_mode": "documents", "num_next_segments": 1}, "max_extractive_segment_count > 0"),
+        ({"pin_unexpanded_results": True}, "needs query_expansion='auto'"),
+        ({"user_pseudo_id": "u" * 129}, "at most 128"),
+    ],
+)
+def test_bad_search_options_fail_at_construction(emulator, kwargs, message):
+    with pytest.raises(ValidationError, match=message):
+        DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id="d", emulator_host=emulator.address, **kwargs
+        )

@@ -54,7 +54,7 @@ def test_discovery_engine_answer(emulator):
     node = response.source_nodes[0].node
     assert node.metadata["source"].startswith("https://docs.python.org/")
     assert node.relationships[NodeRelationship.SOURCE].node_id == node.metadata["document_name"]
-    assert response.metadata["grounding_score"] is not None
+    assert response.metadata["grounding_score"] is None  # only with include_grounding_supports
     assert response.metadata["skipped_reasons"] == []
     assert "**Sources**" in answer_markdown(response.metadata["grounded_answer"])
 
@@ -125,7 +125,14 @@ def test_unknown_engine(emulator):
         ({"engine_id": "e", "max_return_results": 0}, InputError, "between 1 and 100"),
         ({"engine_id": "e", "search_mode": "pages"}, InputError, "search_mode must be"),
         ({"engine_id": "e", "boost_spec": "up"}, InputError, "boost_spec must be a dict"),
-        ({"data_store_id": "d", "session": "s1"}, ConfigurationError, "sessions belong to engines"),
+        (
+            {"engine_id": "e", "session": "projects/p/locations/global/dataStores/d/sessions/1"},
+            ConfigurationError,
+            "is not a session of",
+        ),
+        ({"engine_id": "e", "max_rephrase_steps": 6}, InputError, "between 1 and 5"),
+        ({"engine_id": "e", "user_pseudo_id": "v" * 129}, InputError, "at most 128"),
+        ({"engine_id": "e", "filtering_level": "mid"}, InputError, "filtering_level must be"),
     ],
 )
 def test_discovery_engine_bad_configuration(emulator, kwargs, error, message):

@@ -8,15 +8,19 @@ import llamaindex_grounding
 def test_all_is_pinned_and_sorted():
     assert llamaindex_grounding.__all__ == [
         "DeveloperKnowledgeAnswerQueryEngine",
+        "DeveloperKnowledgeChatEngine",
         "DeveloperKnowledgeRetriever",
         "DiscoveryEngineAnswerQueryEngine",
+        "DiscoveryEngineChatEngine",
         "DiscoveryEngineRetriever",
+        "DiscoveryEngineSearchSummaryQueryEngine",
         "GroundedQueryEngine",
         "GroundingCheckEndEvent",
         "GroundingCheckStartEvent",
         "GroundingEvaluationResult",
         "GroundingEvaluator",
         "GroundingReport",
+        "SearchResponseEvent",
         "UngroundedAnswerError",
         "chunk_to_node",
     ]
@@ -38,6 +42,9 @@ def test_main_entry_points_show_their_usage():
         "GroundingEvaluator",
         "DiscoveryEngineAnswerQueryEngine",
         "DeveloperKnowledgeAnswerQueryEngine",
+        "DiscoveryEngineSearchSummaryQueryEngine",
+        "DiscoveryEngineChatEngine",
+        "DeveloperKnowledgeChatEngine",
     ):
         doc = getattr(llamaindex_grounding, name).__doc__
         for section in ("Setup:", "Key init args:", "Instantiate:", "Usage:"):

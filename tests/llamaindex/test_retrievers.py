@@ -2,18 +2,28 @@
 
 import json
 
+import llama_index.core.instrumentation as instrument
 import pytest
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore, ObjectType
+from pydantic import Field
 
 from grounding_core import (
     CHUNK_PROSE_KEYS,
     ConfigurationError,
+    DataStoreSpec,
     InputError,
     NotFoundError,
     RetryPolicy,
+    SourceChunk,
 )
-from llamaindex_grounding import DeveloperKnowledgeRetriever, DiscoveryEngineRetriever
+from llamaindex_grounding import (
+    DeveloperKnowledgeRetriever,
+    DiscoveryEngineRetriever,
+    SearchResponseEvent,
+)
+from llamaindex_grounding.nodes import chunk_to_node_with_score
 
 from .conftest import PROJECT
 
@@ -312,3 +322,138 @@ async def test_developer_knowledge_async_and_filter(emulator):
 def test_developer_knowledge_bad_configuration(emulator, kwargs, message):
     with pytest.raises(ValueError, match=message):
         DeveloperKnowledgeRetriever(emulator_host=emulator.address, **kwargs)
+
+
+class _SearchResponses(BaseEventHandler):
+    """Collects the retrievers' ``SearchResponseEvent``s."""
+
+    events: list = Field(default_factory=list)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "SearchResponses"
+
+    def handle(self, event, **kwargs) -> None:
+        if isinstance(event, SearchResponseEvent):
+            self.events.append(event)
+
+
+@pytest.fixture
+def search_responses():
+    handler = _SearchResponses(events=[])
+    root = instrument.get_dispatcher()
+    root.add_event_handler(handler)
+    yield handler.events
+    root.event_handlers.remove(handler)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+async def test_the_search_response_is_an_instrumentation_event(
+    emulator, search_responses, asynchronous
+):
+    retriever = DiscoveryEngineRetriever(
+        project_id=PROJECT,
+        data_store_id="test-docs",
+        emulator_host=emulator.address,
+        similarity_top_k=2,
+        facet_specs=[{"facet_key": {"key": "group", "order_by": "value desc"}, "limit": 1}],
+    )
+    nodes = (
+        await retriever.aretrieve("lighthuose")
+        if asynchronous
+        else retriever.retrieve("lighthuose")
+    )
+    assert len(nodes) == 2
+    [event] = search_responses
+    assert event.query == "lighthuose"
+    assert event.search_response == {
+        "total_size": 250,
+        "corrected_query": "lighthouse",
+        "expanded_query": False,
+        "pinned_result_count": 0,
+        "facets": [
+            {
+                "key": "group",
+                "values": [{"count": 25, "value": "odd", "interval": {}}],
+                "dynamic_facet": False,
+            }
+        ],
+        "attribution_token": "",
+    }
+
+
+def test_documents_mode_extractive_segments_are_the_text(emulator):
+    retriever = DiscoveryEngineRetriever(
+        project_id=PROJECT,
+        data_store_id="test-docs",
+        emulator_host=emulator.address,
+        similarity_top_k=1,
+        search_mode="documents",
+        max_extractive_segment_count=1,
+        num_next_segments=1,
+        filter='group: ANY("sequence")',
+    )
+    [hit] = retriever.retrieve("ordinal 4")
+    [segment] = hit.node.metadata["derived_struct_data"]["extractive_segments"]
+    assert (
+        hit.node.text
+        == segment["content"]
+        == ("Step 4\n\nStep 4 of the sequence: ordinal marker number 4 of six.")
+    )
+    assert [s["content"].split("\n")[0] for s in segment["next_segments"]] == ["Step 5"]
+    assert "relevanceScore" not in segment
+    spec = retriever.spec
+    assert (spec.max_extractive_segment_count, spec.num_next_segments) == (1, 1)
+
+
+def test_every_search_option_reaches_the_spec(emulator):
+    stores = [DataStoreSpec("test-docs", filter='group: ANY("even")')]
+    retriever = DiscoveryEngineRetriever(
+        project_id=PROJECT,
+        engine_id="test-app",
+        emulator_host=emulator.address,
+        search_mode="documents",
+        return_snippet=True,
+        max_extractive_answer_count=2,
+        max_extractive_segment_count=3,
+        return_extractive_segment_score=True,
+        num_previous_segments=2,
+        num_next_segments=1,
+        spell_correction="auto",
+        query_expansion="disabled",
+        language_code="en-GB",
+        user_pseudo_id="visitor",
+        session="s",
+        relevance_filter_spec={"semantic_search_threshold": {"semantic_relevance_threshold": 0.2}},
+        data_store_specs=stores,
+        facet_specs=[{"facet_key": {"key": "lang"}}],
+    )
+    spec = retriever.spec
+    assert (spec.return_snippet, spec.max_extractive_answer_count) == (True, 2)
+    assert (spec.max_extractive_segment_count, spec.return_extractive_segment_score) == (3, True)
+    assert (spec.num_previous_segments, spec.num_next_segments) == (2, 1)
+    assert (spec.spell_correction, spec.query_expansion, spec.pin_unexpanded_results) == (
+        "auto",
+        "disabled",
+        False,
+    )
+    assert (spec.language_code, spec.user_pseudo_id, spec.session) == ("en-GB", "visitor", "s")
+    assert spec.relevance_filter_spec == {
+        "semantic_search_threshold": {"semantic_relevance_threshold": 0.2}
+    }
+    assert spec.data_store_specs == tuple(stores)
+    assert spec.facet_specs == ({"facet_key": {"key": "lang"}},)
+    with pytest.raises(InputError, match="need search_mode='documents'"):
+        DiscoveryEngineRetriever(
+            project_id=PROJECT,
+            data_store_id="test-docs",
+            emulator_host=emulator.address,
+            return_extractive_segment_score=True,
+        )
+
+
+def test_a_negative_relevance_score_is_the_node_score():
+    # Chunk.relevance_score is documented in [-1, 1] (the emulator's is in [0, 1]).
+    hit = chunk_to_node_with_score(SourceChunk(name="c", content="x", relevance_score=-0.25))
+    assert hit.score == -0.25
+    assert hit.node.metadata["relevance_score"] == -0.25

@@ -15,6 +15,7 @@ from grounding_emulator.wire.messages.developer import (
 )
 from grounding_emulator.wire.messages.grounding import check_grounding_response
 from grounding_emulator.wire.messages.search import search_response
+from grounding_emulator.wire.messages.summary import search_summary, summary_params
 
 __all__ = [
     "BRANCH",
@@ -26,4 +27,6 @@ __all__ = [
     "developer_search_response",
     "discovery_answer_response",
     "search_response",
+    "search_summary",
+    "summary_params",
 ]

@@ -2,7 +2,8 @@
 
 Importing this package defines, and so registers, every servicer: ``search`` (SearchService),
 ``grounded_generation`` (GroundedGenerationService), ``conversational_search``
-(ConversationalSearchService), ``developer_knowledge`` (DeveloperKnowledge). They share one
+(ConversationalSearchService), ``session`` (SessionService, and the session RPCs of
+ConversationalSearchService), ``developer_knowledge`` (DeveloperKnowledge). They share one
 ``Backend`` (``backend.py``).
 """
 
@@ -12,6 +13,7 @@ from grounding_emulator.wire.servicers.developer_knowledge import DeveloperKnowl
 from grounding_emulator.wire.servicers.grounded_generation import GroundedGenerationServicer
 from grounding_emulator.wire.servicers.registry import Method, Servicer, method_table
 from grounding_emulator.wire.servicers.search import SearchServicer
+from grounding_emulator.wire.servicers.session import SessionServicer
 
 __all__ = [
     "Backend",
@@ -21,5 +23,6 @@ __all__ = [
     "Method",
     "SearchServicer",
     "Servicer",
+    "SessionServicer",
     "method_table",
 ]

@@ -1,13 +1,15 @@
-"""What every servicer shares: the corpus, the grounding judge, the Developer Knowledge store."""
+"""What every servicer shares: the corpus, the grounding judge, the Developer Knowledge store,
+the sessions."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from grounding_emulator.answer.sessions import SessionStore
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.store import CorpusStore
 from grounding_emulator.grounding.judge import Judge
-from grounding_emulator.wire.names import ServingConfigName
+from grounding_emulator.wire.names import ParentName, ServingConfigName
 
 __all__ = ["Backend"]
 
@@ -15,14 +17,17 @@ __all__ = ["Backend"]
 @dataclass(frozen=True, slots=True)
 class Backend:
     """The state behind the services: ``store`` (data stores and engines), ``judge`` (grounding
-    verdicts), and the data store the Developer Knowledge service serves."""
+    verdicts), the data store the Developer Knowledge service serves, and ``sessions`` (the
+    conversations of AnswerQuery and SessionService)."""
 
     store: CorpusStore
     judge: Judge
     developer_knowledge_data_store: str
+    sessions: SessionStore = field(default_factory=SessionStore)
 
-    def data_store(self, name: ServingConfigName) -> DataStore:
-        """The data store a serving config searches (its engine's, for an engine's)."""
+    def data_store(self, name: ServingConfigName | ParentName) -> DataStore:
+        """The data store a serving config (or a session's parent) searches: its engine's, for
+        an engine's; ``NotFound`` when it does not exist."""
         if name.engine is not None:
             return self.store.engine(name.engine)
         return self.store.get(str(name.data_store))

@@ -1,17 +1,49 @@
-"""``google.cloud.discoveryengine.{v}.ConversationalSearchService``: AnswerQuery."""
+"""``google.cloud.discoveryengine.{v}.ConversationalSearchService``: AnswerQuery, GetAnswer (the
+session RPCs are in ``session.py``).
+
+Sessions (``AnswerQueryRequest.session``: "When session field is not set, the API is in
+sessionless mode. We support auto session mode: users can use the wildcard symbol ``-`` as
+session ID. A new ID will be automatically generated and assigned"):
+
+- no session: the answer is named ``{parent}/sessions/-/answers/{id}`` and is not kept;
+- ``{parent}/sessions/-``: a new session (with the request's ``user_pseudo_id``) whose first
+  turn is this query; ``{parent}/sessions/{id}``: an existing one (else ``NOT_FOUND``) gets a
+  new turn, and its earlier queries feed the query rephraser (``answer/rephrase.py``). The
+  parent must be the serving config's data store or engine. The response's ``session`` is the
+  session with its turns ("only available when session field is set and valid"); the answer,
+  named ``{session}/answers/{id}``, can be read back with ``GetAnswer``.
+
+Every response has a new ``answer_query_token`` ("A global unique ID used for logging").
+``safety_spec`` is accepted and changes nothing: the emulator's answers are sentences of the
+corpus, never rated or blocked (no ``safety_ratings``). ``user_pseudo_id`` is at most 128
+characters (``INVALID_ARGUMENT`` otherwise, as documented).
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
+import re
 from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 
 from grounding_emulator.answer.engine import AnswerParams, generate_answer
+from grounding_emulator.answer.sessions import Session, Turn, new_id
+from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.limits import MAX_USER_PSEUDO_ID
+from grounding_emulator.search.engine import ConditionBoost, Mode
 from grounding_emulator.wire.messages import ChunkNames, discovery_answer_response
-from grounding_emulator.wire.names import data_store_path, parse_serving_config
+from grounding_emulator.wire.messages.session import session_message
+from grounding_emulator.wire.names import (
+    ServingConfigName,
+    SessionName,
+    data_store_path,
+    parse_answer_name,
+    parse_serving_config,
+    parse_session_name,
+    parse_session_parent,
+)
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
 from grounding_emulator.wire.servicers.search import boosts
 
@@ -20,6 +52,12 @@ __all__ = ["ConversationalSearchServicer"]
 _AnswerQueryRequest = de.AnswerQueryRequest.pb()
 _FilteringLevel = _AnswerQueryRequest.GroundingSpec.FilteringLevel
 _ClassificationType = _AnswerQueryRequest.QueryUnderstandingSpec.QueryClassificationSpec.Type
+_Mode = de.SearchRequest.pb().ContentSearchSpec.SearchResultMode
+_Answer = de.Answer.pb()
+_SEARCH_PARAMS = "search_spec.search_params"
+_DATA_STORE = re.compile(
+    r"^projects/[^/]+/locations/[^/]+(?:/collections/[^/]+)?/dataStores/(?P<data_store>[^/]+)$"
+)
 
 
 def _filtering_level(value: int) -> str:
@@ -35,14 +73,107 @@ def _classification_types(values: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n != "TYPE_UNSPECIFIED"))
 
 
+def _mode(value: int) -> Mode:
+    """``SearchParams.search_result_mode``: "If unspecified, the search result mode defaults to
+    DOCUMENTS"."""
+    if value in (_Mode.SEARCH_RESULT_MODE_UNSPECIFIED, _Mode.DOCUMENTS):
+        return "documents"
+    if value == _Mode.CHUNKS:
+        return "chunks"
+    field = f"{_SEARCH_PARAMS}.search_result_mode"
+    raise InvalidArgument(f"{field} {value} is not a search result mode", field=field)
+
+
+def _data_store_specs(
+    search_params: Any, data_store: DataStore
+) -> tuple[tuple[ConditionBoost, ...], tuple[tuple[str, str], ...]]:
+    """The boosts and filters of ``search_params.data_store_specs`` ("Specs defining dataStores
+    to filter on ... only considered for engines with multiple dataStores"). An engine here
+    serves one data store: a spec naming another is ``INVALID_ARGUMENT``."""
+    extra: list[ConditionBoost] = []
+    filters: list[tuple[str, str]] = []
+    for number, spec in enumerate(search_params.data_store_specs):
+        field = f"{_SEARCH_PARAMS}.data_store_specs[{number}]"
+        match = _DATA_STORE.match(spec.data_store)
+        if match is None or match["data_store"] != data_store.id:
+            raise InvalidArgument(
+                f"{field}.data_store {spec.data_store!r} is not the data store this serving "
+                f"config searches: expected projects/{{p}}/locations/{{l}}/collections/{{c}}/"
+                f"dataStores/{data_store.id}",
+                field=f"{field}.data_store",
+            )
+        if spec.filter:
+            filters.append((f"{field}.filter", spec.filter))
+        extra.extend(boosts(spec.boost_spec))
+    return tuple(extra), tuple(filters)
+
+
+def _check_user_pseudo_id(value: str) -> None:
+    if len(value) > MAX_USER_PSEUDO_ID:
+        raise InvalidArgument(
+            f"user_pseudo_id has {len(value)} characters; at most {MAX_USER_PSEUDO_ID} are allowed",
+            field="user_pseudo_id",
+        )
+
+
+def _params(request: Any, data_store: DataStore, history: tuple[str, ...]) -> AnswerParams:
+    search_params = request.search_spec.search_params
+    generation = request.answer_generation_spec
+    understanding = request.query_understanding_spec
+    spec_boosts, spec_filters = _data_store_specs(search_params, data_store)
+    return AnswerParams(
+        query=request.query.text,
+        max_return_results=search_params.max_return_results,
+        filter=search_params.filter,
+        order_by=search_params.order_by,
+        boosts=boosts(search_params.boost_spec) + spec_boosts,
+        data_store_filters=spec_filters,
+        mode=_mode(search_params.search_result_mode),
+        include_citations=generation.include_citations,
+        ignore_adversarial_query=generation.ignore_adversarial_query,
+        ignore_non_answer_seeking_query=generation.ignore_non_answer_seeking_query,
+        ignore_jail_breaking_query=generation.ignore_jail_breaking_query,
+        ignore_low_relevant_content=(
+            generation.ignore_low_relevant_content
+            if generation.HasField("ignore_low_relevant_content")
+            else None
+        ),
+        filtering_level=_filtering_level(request.grounding_spec.filtering_level),
+        classification_types=_classification_types(understanding.query_classification_spec.types),
+        history=history,
+        rephrase=not understanding.query_rephraser_spec.disable,
+        max_rephrase_steps=understanding.query_rephraser_spec.max_rephrase_steps,
+        spell_correction=not understanding.disable_spell_correction,
+        related_questions=request.related_questions_spec.enable,
+    )
+
+
 class ConversationalSearchServicer(Servicer):
-    """``google.cloud.discoveryengine.v1.ConversationalSearchService`` (AnswerQuery only)."""
+    """``google.cloud.discoveryengine.v1.ConversationalSearchService`` (AnswerQuery and
+    GetAnswer; ``session.py`` serves its session RPCs)."""
 
     services = discovery_engine("ConversationalSearchService")
 
+    def _session(self, request: Any, serving_config: ServingConfigName) -> SessionName | None:
+        """The request's session (``None`` when sessionless), under the serving config's
+        parent."""
+        if not request.session:
+            return None
+        name = parse_session_name(request.session, "session", allow_new=True)
+        if name.parent.key != parse_session_parent(serving_config.parent_path).key:
+            raise InvalidArgument(
+                f"session {request.session!r} is not a session of "
+                f"{serving_config.parent_path!r}, the serving config's "
+                f"{'engine' if serving_config.engine else 'data store'}: use "
+                f"{serving_config.parent_path}/sessions/-",
+                field="session",
+            )
+        return name
+
     @rpc("AnswerQuery", de.AnswerQueryRequest.pb())
     def answer_query(self, request: Any) -> Any:
-        """``AnswerQuery``: an extractive answer from the serving config's data store."""
+        """``AnswerQuery``: an extractive answer from the serving config's data store, in a
+        session when one is named (module docstring)."""
         name = parse_serving_config(request.serving_config)
         data_store = self.backend.data_store(name)
         if request.search_spec.HasField("search_result_list"):
@@ -51,37 +182,57 @@ class ConversationalSearchServicer(Servicer):
                 "(search_spec.search_params)",
                 field="search_spec.search_result_list",
             )
-        search_params = request.search_spec.search_params
-        generation = request.answer_generation_spec
+        _check_user_pseudo_id(request.user_pseudo_id)
+        session_name = self._session(request, name)
+        session: Session | None = None
+        if session_name is not None and session_name.session != "-":
+            session = self.backend.sessions.get(session_name.key, request.session)
+        history = tuple(t.query for t in session.turns) if session else ()
         answer = generate_answer(
-            data_store,
-            AnswerParams(
-                query=request.query.text,
-                max_return_results=search_params.max_return_results,
-                filter=search_params.filter,
-                order_by=search_params.order_by,
-                boosts=boosts(search_params.boost_spec),
-                include_citations=generation.include_citations,
-                ignore_non_answer_seeking_query=generation.ignore_non_answer_seeking_query,
-                ignore_jail_breaking_query=generation.ignore_jail_breaking_query,
-                ignore_low_relevant_content=(
-                    generation.ignore_low_relevant_content
-                    if generation.HasField("ignore_low_relevant_content")
-                    else None
-                ),
-                filtering_level=_filtering_level(request.grounding_spec.filtering_level),
-                classification_types=_classification_types(
-                    request.query_understanding_spec.query_classification_spec.types
-                ),
-            ),
-            self.backend.judge,
+            data_store, _params(request, data_store, history), self.backend.judge
         )
+
         now = _dt.datetime.now(_dt.timezone.utc)
-        digest = hashlib.sha256(f"{request.query.text}|{now.isoformat()}".encode()).hexdigest()
-        return discovery_answer_response(
+        if session_name is not None and session is None:
+            session = self._new_session(session_name, request.user_pseudo_id, now)
+        answer_id = new_id()
+        answer_name = (
+            f"{session.name}/answers/{answer_id}"
+            if session is not None
+            else f"{name.parent_path}/sessions/-/answers/{answer_id}"
+        )
+        response = discovery_answer_response(
             answer,
             ChunkNames(data_store_path(name, data_store.id)),
-            answer_name=f"{name.parent_path}/sessions/-/answers/{digest[:16]}",
+            answer_name=answer_name,
             include_grounding_supports=request.grounding_spec.include_grounding_supports,
             now=now,
         )
+        response.answer_query_token = new_id()
+        if session is not None:
+            stored = self.backend.sessions.add_turn(
+                session.key,
+                session.name,
+                Turn(query=request.query.text, answer=answer_name),
+                (f"{session.key}/answers/{answer_id}", response.answer.SerializeToString()),
+                now,
+            )
+            response.session.CopyFrom(session_message(stored))
+        return response
+
+    def _new_session(self, name: SessionName, user_pseudo_id: str, now: _dt.datetime) -> Session:
+        """The session ``.../sessions/-`` asks for, with a new id."""
+        session_id = new_id()
+        return self.backend.sessions.create(
+            name=f"{name.parent.path}/sessions/{session_id}",
+            key=f"{name.parent.key}/sessions/{session_id}",
+            parent=name.parent.key,
+            now=now,
+            fields={"user_pseudo_id": user_pseudo_id},
+        )
+
+    @rpc("GetAnswer", de.GetAnswerRequest.pb())
+    def get_answer(self, request: Any) -> Any:
+        """``GetAnswer``: an answer of a session's turn (sessionless answers are not kept)."""
+        name = parse_answer_name(request.name)
+        return _Answer.FromString(self.backend.sessions.answer(name.key, request.name))

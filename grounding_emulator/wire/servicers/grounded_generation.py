@@ -8,6 +8,7 @@ from google.cloud import discoveryengine_v1 as de
 
 from grounding_emulator.grounding.check import run_check
 from grounding_emulator.grounding.judge import Fact
+from grounding_emulator.wire.labels import check_labels
 from grounding_emulator.wire.messages import check_grounding_response
 from grounding_emulator.wire.names import parse_grounding_config
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
@@ -23,8 +24,10 @@ class GroundedGenerationServicer(Servicer):
 
     @rpc("CheckGrounding", de.CheckGroundingRequest.pb())
     def check_grounding(self, request: Any) -> Any:
-        """``CheckGrounding``: the judge's verdict on each claim of the answer candidate."""
+        """``CheckGrounding``: the judge's verdict on each claim of the answer candidate;
+        ``user_labels`` are checked as their field doc says (``wire/labels.py``)."""
         parse_grounding_config(request.grounding_config)
+        check_labels(request.user_labels)
         facts = [Fact(f.fact_text, dict(f.attributes)) for f in request.facts]
         spec = request.grounding_spec
         threshold = spec.citation_threshold if spec.HasField("citation_threshold") else None

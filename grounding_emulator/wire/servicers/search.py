@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 
+from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.limits import (
+    MAX_EXTRACTIVE_ANSWERS,
+    MAX_EXTRACTIVE_SEGMENTS,
+    MAX_USER_PSEUDO_ID,
+)
 from grounding_emulator.search.engine import ConditionBoost, Mode, SearchParams, search
-from grounding_emulator.wire.messages import ChunkNames, search_response
-from grounding_emulator.wire.names import data_store_path, parse_serving_config
+from grounding_emulator.search.facets import FacetRequest, Interval
+from grounding_emulator.search.summary import generate_summary
+from grounding_emulator.wire.messages import ChunkNames, search_summary, summary_params
+from grounding_emulator.wire.messages.search import ContentOptions, search_response
+from grounding_emulator.wire.names import (
+    data_store_path,
+    parse_serving_config,
+    parse_session_name,
+)
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
 
 __all__ = ["SearchServicer", "boosts"]
@@ -17,6 +31,11 @@ __all__ = ["SearchServicer", "boosts"]
 _SearchRequest = de.SearchRequest.pb()
 _Mode = _SearchRequest.ContentSearchSpec.SearchResultMode
 _Threshold = _SearchRequest.RelevanceThreshold
+_Spelling = _SearchRequest.SpellCorrectionSpec.Mode
+_Expansion = _SearchRequest.QueryExpansionSpec.Condition
+_DATA_STORE = re.compile(
+    r"^projects/[^/]+/locations/[^/]+/collections/[^/]+/dataStores/(?P<data_store>[^/]+)$"
+)
 
 
 def boosts(boost_spec: Any) -> tuple[ConditionBoost, ...]:
@@ -35,16 +54,146 @@ def _mode(value: int, field: str) -> Mode:
     raise InvalidArgument(f"{field} {value} is not a search result mode", field=field)
 
 
+def _count(value: int, field: str, maximum: int) -> int:
+    if not 0 <= value <= maximum:
+        raise InvalidArgument(f"{field} must be between 0 and {maximum}, got {value}", field=field)
+    return value
+
+
+def _content_options(request: Any, mode: Mode) -> ContentOptions:
+    """``ContentSearchSpec`` snippet and extractive options ("Get snippets and extracted
+    content"; ExtractiveContentSpec: "At most five answers", segments at most 10). They shape
+    DOCUMENTS-mode results; a CHUNKS-mode result has no derived struct data to carry them."""
+    spec = request.content_search_spec
+    extractive = spec.extractive_content_spec
+    where = "content_search_spec.extractive_content_spec"
+    answers = _count(
+        extractive.max_extractive_answer_count,
+        f"{where}.max_extractive_answer_count",
+        MAX_EXTRACTIVE_ANSWERS,
+    )
+    segments = _count(
+        extractive.max_extractive_segment_count,
+        f"{where}.max_extractive_segment_count",
+        MAX_EXTRACTIVE_SEGMENTS,
+    )
+    if mode == "chunks":
+        return ContentOptions()
+    snippets = spec.snippet_spec
+    return ContentOptions(
+        # max_snippet_count is deprecated: "we will return snippet if max_snippet_count > 0".
+        snippets=snippets.return_snippet or snippets.max_snippet_count > 0,
+        extractive_segments=segments,
+        segment_scores=extractive.return_extractive_segment_score,
+        extractive_answers=answers,
+        query=request.query,
+    )
+
+
+def _data_store_specs(
+    request: Any, data_store: DataStore
+) -> tuple[tuple[ConditionBoost, ...], tuple[tuple[str, str], ...]]:
+    """The boosts and filters of ``data_store_specs`` (``SearchRequest.DataStoreSpec``: "Full
+    resource name of DataStore"). An engine here serves one data store: a spec naming another one
+    is ``INVALID_ARGUMENT`` (Google: "A struct to define data stores to filter on ... Otherwise,
+    an INVALID_ARGUMENT error is returned")."""
+    extra_boosts: list[ConditionBoost] = []
+    filters: list[tuple[str, str]] = []
+    for number, spec in enumerate(request.data_store_specs):
+        field = f"data_store_specs[{number}].data_store"
+        match = _DATA_STORE.match(spec.data_store)
+        if match is None:
+            raise InvalidArgument(
+                f"{field} {spec.data_store!r} is not a data store name: expected "
+                "projects/{p}/locations/{l}/collections/{c}/dataStores/{d}",
+                field=field,
+            )
+        if match["data_store"] != data_store.id:
+            raise InvalidArgument(
+                f"{field} {match['data_store']!r} is not a data store of this serving config "
+                f"(it searches {data_store.id!r})",
+                field=field,
+            )
+        if spec.filter:
+            filters.append((f"data_store_specs[{number}].filter", spec.filter))
+        extra_boosts.extend(boosts(spec.boost_spec))
+    return tuple(extra_boosts), tuple(filters)
+
+
+def _facets(request: Any) -> tuple[FacetRequest, ...]:
+    def interval(message: Any) -> Interval:
+        return Interval(
+            **{
+                field: getattr(message, field)
+                for field in ("minimum", "exclusive_minimum", "maximum", "exclusive_maximum")
+                if message.HasField(field)
+            }
+        )
+
+    return tuple(
+        FacetRequest(
+            key=spec.facet_key.key,
+            limit=spec.limit,
+            intervals=tuple(interval(i) for i in spec.facet_key.intervals),
+            order_by=spec.facet_key.order_by,
+            restricted_values=tuple(spec.facet_key.restricted_values),
+            prefixes=tuple(spec.facet_key.prefixes),
+            contains=tuple(spec.facet_key.contains),
+            case_insensitive=spec.facet_key.case_insensitive,
+        )
+        for spec in request.facet_specs
+    )
+
+
+def _check_passed_through(request: Any) -> None:
+    """Fields the emulator accepts without their effect, checked where Google documents a
+    limit: ``user_pseudo_id`` ("a length limit of 128 characters. Otherwise, an
+    INVALID_ARGUMENT error is returned"), ``relevance_filter_spec``'s
+    ``semantic_relevance_threshold`` ("must be in [0.0, 1.0]")."""
+    if len(request.user_pseudo_id) > MAX_USER_PSEUDO_ID:
+        raise InvalidArgument(
+            f"user_pseudo_id has {len(request.user_pseudo_id)} characters; at most "
+            f"{MAX_USER_PSEUDO_ID} are allowed",
+            field="user_pseudo_id",
+        )
+    spec = request.relevance_filter_spec
+    for name in ("keyword_search_threshold", "semantic_search_threshold"):
+        threshold = getattr(spec, name)
+        if threshold.HasField("semantic_relevance_threshold") and not (
+            0.0 <= threshold.semantic_relevance_threshold <= 1.0
+        ):
+            field = f"relevance_filter_spec.{name}.semantic_relevance_threshold"
+            raise InvalidArgument(
+                f"{field} must be in [0.0, 1.0], got {threshold.semantic_relevance_threshold}",
+                field=field,
+            )
+
+
 class SearchServicer(Servicer):
     """``google.cloud.discoveryengine.v1.SearchService``.
 
-    ``Chunk.relevance_score`` (in [0, 1], see ``index.py``) is set only when the request asks
-    for it (``relevance_score_spec.return_relevance_score``), as the API documents it; the rank
+    ``Chunk.relevance_score`` is documented in [-1, 1]; the emulator's is in [0, 1] (a subset,
+    see ``index.py``), set only when the request asks for it
+    (``relevance_score_spec.return_relevance_score``), as the API documents it; the rank
     signals (``keyword_similarity_score`` = raw BM25, ``relevance_score``, ``default_rank``,
-    ``boosting_factor`` when boosted) are always set.
+    ``boosting_factor`` when boosted) are always set. Spell correction follows
+    ``SpellCorrectionSpec`` (unspecified mode = ``AUTO``), query expansion
+    ``QueryExpansionSpec`` (unspecified = ``DISABLED``); ``user_pseudo_id``, ``language_code``,
+    ``relevance_filter_spec`` and ``session`` (which must exist, unless ``-``) are accepted and
+    otherwise have no effect.
     """
 
     services = discovery_engine("SearchService")
+
+    def _check_session(self, request: Any) -> None:
+        """``SearchRequest.session`` ("The session resource name. Optional"): a session name, and
+        one that exists unless it is ``-``; Search neither creates sessions nor records turns in
+        them here (Google's multi-turn search is not emulated)."""
+        if not request.session:
+            return
+        name = parse_session_name(request.session, "session", allow_new=True)
+        if name.session != "-":
+            self.backend.sessions.get(name.key, request.session)
 
     @rpc("Search", de.SearchRequest.pb())
     def search(self, request: Any) -> Any:
@@ -53,8 +202,14 @@ class SearchServicer(Servicer):
         data_store = self.backend.data_store(name)
         spec = request.content_search_spec
         chunk_spec_given = spec.HasField("chunk_spec")
-        extractive = spec.extractive_content_spec.max_extractive_segment_count
         threshold = _Threshold.Name(request.relevance_threshold)
+        mode = _mode(spec.search_result_mode, "content_search_spec.search_result_mode")
+        content = _content_options(request, mode)
+        _check_passed_through(request)
+        self._check_session(request)
+        spec_boosts, spec_filters = _data_store_specs(request, data_store)
+        extractive = spec.extractive_content_spec
+        expansion = request.query_expansion_spec
         params = SearchParams(
             query=request.query,
             page_size=request.page_size,
@@ -62,19 +217,38 @@ class SearchServicer(Servicer):
             offset=request.offset,
             filter=request.filter,
             order_by=request.order_by,
-            boosts=boosts(request.boost_spec),
-            mode=_mode(spec.search_result_mode, "content_search_spec.search_result_mode"),
+            boosts=boosts(request.boost_spec) + spec_boosts,
+            mode=mode,
             num_previous_chunks=spec.chunk_spec.num_previous_chunks,
             num_next_chunks=spec.chunk_spec.num_next_chunks,
             chunk_spec_given=chunk_spec_given,
             relevance_threshold="" if threshold == "RELEVANCE_THRESHOLD_UNSPECIFIED" else threshold,
             scope=name.parent_path,
+            spell_correction=(
+                "SUGGESTION_ONLY"
+                if request.spell_correction_spec.mode == _Spelling.SUGGESTION_ONLY
+                else "AUTO"
+            ),
+            query_expansion=expansion.condition == _Expansion.AUTO,
+            pin_unexpanded_results=expansion.pin_unexpanded_results,
+            data_store_filters=spec_filters,
+            facets=_facets(request),
+            num_previous_segments=extractive.num_previous_segments,
+            num_next_segments=extractive.num_next_segments,
         )
         page = search(data_store, params)
-        return search_response(
+        names = ChunkNames(data_store_path(name, data_store.id))
+        response = search_response(
             page,
-            ChunkNames(data_store_path(name, data_store.id)),
+            names,
             return_relevance_score=request.relevance_score_spec.return_relevance_score,
             boosted=bool(params.boosts),
-            extractive_segments=max(0, extractive),
+            content=content,
+            query_expansion=params.query_expansion,
         )
+        if spec.HasField("summary_spec"):
+            summary = generate_summary(
+                data_store, summary_params(request.query, spec.summary_spec, mode), page
+            )
+            response.summary.CopyFrom(search_summary(summary, names))
+        return response

@@ -1,0 +1,266 @@
+"""``ListSessions``: its filter, its ordering and its pages; pure.
+
+The filter (``ListSessionsRequest.filter``) is AIP-160 over the fields the field doc lists:
+``user_pseudo_id``, ``state``, ``display_name`` (strings: ``=``, ``!=``), ``starred`` and
+``is_pinned`` (``true`` / ``false``: ``=``, ``!=``), ``labels`` (``labels:x`` or ``labels = x``:
+the session has label ``x``), ``create_time`` and ``update_time`` (RFC 3339 strings: ``=``,
+``!=``, ``<``, ``<=``, ``>``, ``>=``). Values are quoted strings or bare words
+(``user_pseudo_id = some_id``, ``state="IN_PROGRESS"``); ``NOT`` or ``-`` negates, ``AND`` and
+``OR`` combine, and as in AIP-160 ``OR`` binds tighter than ``AND``. A v1 ``Session`` has no
+``starred`` field: every session is unstarred. Any other field or operator is
+``INVALID_ARGUMENT`` naming it.
+
+``order_by``: comma-separated ``update_time``, ``create_time``, ``session_name``, ``is_pinned``,
+each optionally followed by ``desc`` (or ``asc``); ties, and no ``order_by``, keep creation
+order (Google does not document its default order).
+
+Paging: ``page_size`` 0 means 50, above 1000 is coerced to 1000 (the documented maximum),
+negative is ``INVALID_ARGUMENT``; ``next_page_token`` is opaque and bound to the parent, filter
+and ordering it was issued for.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as _dt
+import functools
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lark import Lark, Token, Transformer, exceptions
+
+from grounding_emulator.answer.sessions import Session
+from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.limits import DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE
+
+__all__ = ["FILTER_FIELDS", "ORDER_FIELDS", "SessionPage", "list_sessions"]
+
+_STRINGS = ("user_pseudo_id", "state", "display_name")
+_BOOLS = ("starred", "is_pinned")
+_TIMES = ("create_time", "update_time")
+FILTER_FIELDS = (*_STRINGS, *_BOOLS, "labels", *_TIMES)
+ORDER_FIELDS = ("update_time", "create_time", "session_name", "is_pinned")
+_EQUALITY = ("=", "!=")
+_ORDERING = ("=", "!=", "<", "<=", ">", ">=")
+
+_GRAMMAR = r"""
+    ?start: and_expr
+    ?and_expr: or_expr (_AND or_expr)*   -> and_
+    ?or_expr: not_expr (_OR not_expr)*   -> or_
+    ?not_expr: _NOT not_expr             -> not_
+             | "-" not_expr              -> not_
+             | atom
+    ?atom: "(" and_expr ")"
+         | FIELD OP value                -> compare
+    ?value: ESCAPED_STRING -> string
+          | WORD           -> word
+    _AND: "AND"
+    _OR: "OR"
+    _NOT: "NOT"
+    FIELD: /[A-Za-z_][A-Za-z0-9_]*/
+    OP: "!=" | "<=" | ">=" | "=" | "<" | ">" | ":"
+    WORD: /[^\s()"=<>!:]+/
+    %import common.ESCAPED_STRING
+    %import common.WS
+    %ignore WS
+"""
+
+Predicate = Callable[[Session], bool]
+
+
+class _Tree(Transformer[Token, Any]):
+    def string(self, items: list[Token]) -> str:
+        return str(json.loads(str(items[0])))
+
+    def word(self, items: list[Token]) -> str:
+        return str(items[0])
+
+    def compare(self, items: list[Any]) -> Predicate:
+        return _term(str(items[0]), str(items[1]), items[2])
+
+    def not_(self, items: list[Any]) -> Predicate:
+        item = items[0]
+        return lambda s: not item(s)
+
+    def and_(self, items: list[Any]) -> Predicate:
+        return items[0] if len(items) == 1 else (lambda s: all(p(s) for p in items))
+
+    def or_(self, items: list[Any]) -> Predicate:
+        return items[0] if len(items) == 1 else (lambda s: any(p(s) for p in items))
+
+
+def _refuse(message: str) -> InvalidArgument:
+    return InvalidArgument(f"filter: {message}", field="filter")
+
+
+def _timestamp(value: str, name: str) -> _dt.datetime:
+    try:
+        parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise _refuse(
+            f'{name} takes an RFC 3339 time such as "1970-01-01T12:00:00Z", got {value!r}'
+        ) from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=_dt.timezone.utc)
+
+
+def _bool(value: str, name: str) -> bool:
+    if value.lower() not in ("true", "false"):
+        raise _refuse(f"{name} takes true or false, got {value!r}")
+    return value.lower() == "true"
+
+
+def _compare(left: Any, op: str, right: Any) -> bool:
+    if op == "=":
+        return bool(left == right)
+    if op == "!=":
+        return bool(left != right)
+    if op == "<":
+        return bool(left < right)
+    if op == "<=":
+        return bool(left <= right)
+    if op == ">":
+        return bool(left > right)
+    return bool(left >= right)
+
+
+def _term(name: str, op: str, value: str) -> Predicate:
+    """One ``field op value`` as a predicate (checked against the documented fields)."""
+    if name not in FILTER_FIELDS:
+        raise _refuse(f"{name!r} is not a field to filter sessions by ({', '.join(FILTER_FIELDS)})")
+    if name == "labels":
+        if op not in (":", "="):
+            raise _refuse(f"labels takes ':' or '=' (labels:{value}), got {op!r}")
+        return lambda s: value in s.labels
+    op = "=" if op == ":" else op
+    allowed = _ORDERING if name in _TIMES else _EQUALITY
+    if op not in allowed:
+        raise _refuse(f"{name} takes {', '.join(allowed)}, got {op!r}")
+    if name in _TIMES:
+        moment = _timestamp(value, name)
+        attribute = "start_time" if name == "create_time" else "update_time"
+        return lambda s: _compare(getattr(s, attribute), op, moment)
+    if name in _BOOLS:
+        wanted = _bool(value, name)
+        if name == "starred":
+            return lambda s: _compare(False, op, wanted)
+        return lambda s: _compare(s.is_pinned, op, wanted)
+    return lambda s: _compare(getattr(s, name), op, value)
+
+
+@functools.cache
+def _parser() -> Lark:
+    return Lark(_GRAMMAR, parser="lalr", maybe_placeholders=False)
+
+
+@functools.lru_cache(maxsize=256)
+def _predicate(text: str) -> Predicate:
+    try:
+        tree = _parser().parse(text)
+        predicate: Predicate = _Tree().transform(tree)
+    except exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, InvalidArgument):
+            raise exc.orig_exc from exc
+        raise _refuse(str(exc.orig_exc)) from exc
+    except exceptions.UnexpectedInput as exc:
+        column = getattr(exc, "column", "?")
+        raise _refuse(
+            f"{text!r} is malformed at column {column} (for example "
+            'user_pseudo_id = "u1" AND is_pinned = true)'
+        ) from exc
+    return predicate
+
+
+def _order(text: str) -> list[tuple[str, bool]]:
+    keys = []
+    for part in text.split(","):
+        words = part.split()
+        if not words:
+            continue
+        if (
+            len(words) > 2
+            or words[0] not in ORDER_FIELDS
+            or (len(words) == 2 and words[1].lower() not in ("asc", "desc"))
+        ):
+            raise InvalidArgument(
+                f"order_by: {part.strip()!r} is not one of {', '.join(ORDER_FIELDS)}, "
+                "optionally followed by desc",
+                field="order_by",
+            )
+        keys.append((words[0], len(words) == 2 and words[1].lower() == "desc"))
+    return keys
+
+
+def _sort_value(session: Session, name: str) -> Any:
+    if name == "update_time":
+        return session.update_time
+    if name == "create_time":
+        return session.start_time
+    if name == "session_name":
+        return session.name
+    return session.is_pinned
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPage:
+    """One page of sessions; ``next_page_token`` is empty on the last page."""
+
+    sessions: tuple[Session, ...]
+    next_page_token: str = ""
+
+
+def _fingerprint(scope: str, filter_: str, order_by: str) -> str:
+    key = json.dumps([scope, filter_, order_by]).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(key).hexdigest()[:16]
+
+
+def _offset(token: str, fingerprint: str) -> int:
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        offset, bound = data["o"], data["q"]
+    except (binascii.Error, ValueError, KeyError, TypeError) as exc:
+        raise InvalidArgument(
+            "page_token is malformed: pass the next_page_token of a previous response unchanged",
+            field="page_token",
+        ) from exc
+    if not isinstance(offset, int) or offset < 0 or bound != fingerprint:
+        raise InvalidArgument(
+            "page_token does not belong to this request: the parent, filter and order_by must "
+            "stay those of the call that returned it",
+            field="page_token",
+        )
+    return offset
+
+
+def list_sessions(
+    sessions: Sequence[Session],
+    *,
+    scope: str,
+    filter_: str = "",
+    order_by: str = "",
+    page_size: int = 0,
+    page_token: str = "",
+) -> SessionPage:
+    """One page of ``sessions`` (in creation order) that pass ``filter_``, ordered by
+    ``order_by`` (``scope``, the parent, is bound into page tokens)."""
+    if page_size < 0:
+        raise InvalidArgument(f"page_size must be >= 0, got {page_size}", field="page_size")
+    size = min(page_size or DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE)
+    fingerprint = _fingerprint(scope, filter_, order_by)
+    start = _offset(page_token, fingerprint) if page_token else 0
+    chosen = list(sessions)
+    if filter_.strip():
+        predicate = _predicate(filter_)
+        chosen = [s for s in chosen if predicate(s)]
+    for name, descending in reversed(_order(order_by)):
+        chosen.sort(key=lambda s, n=name: _sort_value(s, n), reverse=descending)  # type: ignore[misc]
+    page = chosen[start : start + size]
+    end = start + len(page)
+    token = ""
+    if end < len(chosen):
+        raw = json.dumps({"o": end, "q": fingerprint}).encode()
+        token = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return SessionPage(tuple(page), token)

@@ -1,0 +1,237 @@
+"""The sessions of AnswerQuery and SessionService, in memory: thread-safe, pure (no gRPC).
+
+A session (``Session``, v1 reference; ``session.proto``) is a conversation: its turns are the
+queries asked in it, each with the resource name of its answer. The store keys sessions and
+answers by their canonical names (``wire/names.py``: a collection-less data store is the one in
+``default_collection``) and keeps each session's name as it was created. What the proto
+documents, the store does:
+
+- ``display_name``: "By default, the display name is the first turn query text in the
+  session": set from the first turn when it is empty.
+- ``state``: a new session is ``IN_PROGRESS`` ("The session is currently open").
+- ``start_time`` is the creation time, also the ``create_time`` that ``ListSessions`` filters
+  and orders on; ``update_time`` is the time of the last change (a turn or an update).
+- ``end_time`` ("the time the session finished"): the time of the last turn (unset without
+  turns). Google does not say when a session finishes; the emulator's never close.
+- ``UpdateSession``'s mask: every field but ``name`` ("The following are NOT supported:
+  Session.name") and the output-only times; an empty mask updates all of them.
+
+Answers are kept as the serialized bytes of their ``Answer`` message (``GetAnswer``,
+``GetSession(include_answer_details)``), deleted with their session.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import itertools
+import secrets
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from grounding_emulator.errors import AlreadyExists, InvalidArgument, NotFound
+
+__all__ = [
+    "IMMUTABLE_FIELDS",
+    "UPDATABLE_FIELDS",
+    "Session",
+    "SessionStore",
+    "Turn",
+    "check_update_paths",
+    "new_id",
+]
+
+UPDATABLE_FIELDS = ("display_name", "state", "user_pseudo_id", "turns", "labels", "is_pinned")
+IMMUTABLE_FIELDS = ("name", "start_time", "end_time")
+STATES = ("STATE_UNSPECIFIED", "IN_PROGRESS")
+
+
+def new_id() -> str:
+    """A new 19-digit id, the shape of Google's session and answer ids."""
+    return str(10**18 + secrets.randbelow(9 * 10**18))
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A query and the resource name of its answer (``Session.Turn``)."""
+
+    query: str
+    query_id: str = ""
+    answer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A session as stored: ``name`` as created, ``key`` canonical, ``parent`` the canonical
+    name of its data store or engine, ``sequence`` its creation order."""
+
+    name: str
+    key: str
+    parent: str
+    start_time: _dt.datetime
+    update_time: _dt.datetime
+    sequence: int
+    display_name: str = ""
+    state: str = "IN_PROGRESS"
+    user_pseudo_id: str = ""
+    labels: tuple[str, ...] = ()
+    is_pinned: bool = False
+    turns: tuple[Turn, ...] = ()
+    end_time: _dt.datetime | None = None
+
+
+def check_update_paths(paths: Iterable[str], field: str = "update_mask.paths") -> tuple[str, ...]:
+    """The fields an ``UpdateSession`` mask names (all updatable ones when it is empty)."""
+    chosen = tuple(dict.fromkeys(paths))
+    for path in chosen:
+        if path in IMMUTABLE_FIELDS:
+            raise InvalidArgument(
+                f"{field}: {path} cannot be updated (updatable: {', '.join(UPDATABLE_FIELDS)})",
+                field=field,
+            )
+        if path not in UPDATABLE_FIELDS:
+            raise InvalidArgument(
+                f"{field}: {path!r} is not a Session field that can be updated "
+                f"(updatable: {', '.join(UPDATABLE_FIELDS)})",
+                field=field,
+            )
+    return chosen or UPDATABLE_FIELDS
+
+
+def _check_state(state: str, field: str) -> None:
+    if state not in STATES:
+        raise InvalidArgument(
+            f"{field} must be one of {', '.join(STATES)}, got {state}", field=field
+        )
+
+
+def _numbered(turns: Iterable[Turn]) -> tuple[Turn, ...]:
+    return tuple(t if t.query_id else dataclasses.replace(t, query_id=new_id()) for t in turns)
+
+
+class SessionStore:
+    """Every session of one emulator, and the answers of their turns."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sessions: dict[str, Session] = {}
+        self._answers: dict[str, bytes] = {}
+        self._sequence = itertools.count()
+
+    def __repr__(self) -> str:
+        return f"SessionStore({len(self._sessions)} sessions)"
+
+    def create(
+        self,
+        *,
+        name: str,
+        key: str,
+        parent: str,
+        now: _dt.datetime,
+        fields: Mapping[str, Any] | None = None,
+    ) -> Session:
+        """Store a new session (``fields``: any of ``UPDATABLE_FIELDS``); ``AlreadyExists`` when
+        one has that name."""
+        values = dict(fields or {})
+        _check_state(values.setdefault("state", "IN_PROGRESS"), "session.state")
+        values["turns"] = _numbered(values.get("turns", ()))
+        values["labels"] = tuple(values.get("labels", ()))
+        if not values.get("display_name") and values["turns"]:
+            values["display_name"] = values["turns"][0].query
+        with self._lock:
+            if key in self._sessions:
+                raise AlreadyExists(f"session {name!r} already exists")
+            session = Session(
+                name=name,
+                key=key,
+                parent=parent,
+                start_time=now,
+                update_time=now,
+                sequence=next(self._sequence),
+                end_time=now if values["turns"] else None,
+                **values,
+            )
+            self._sessions[key] = session
+        return session
+
+    def get(self, key: str, name: str) -> Session:
+        """The session of canonical name ``key``; ``NotFound`` (naming ``name``) if none."""
+        session = self._sessions.get(key)
+        if session is None:
+            raise NotFound(f"session {name!r} not found")
+        return session
+
+    def sessions(self, parent: str) -> list[Session]:
+        """The sessions of a data store or engine (canonical name), in creation order."""
+        with self._lock:
+            found = [s for s in self._sessions.values() if s.parent == parent]
+        return sorted(found, key=lambda s: s.sequence)
+
+    def update(self, key: str, name: str, changes: Mapping[str, Any], now: _dt.datetime) -> Session:
+        """Set the ``changes`` (field -> value, fields of ``check_update_paths``)."""
+        values = dict(changes)
+        if "state" in values:
+            _check_state(values["state"], "session.state")
+        if "turns" in values:
+            values["turns"] = _numbered(values["turns"])
+        if "labels" in values:
+            values["labels"] = tuple(values["labels"])
+        with self._lock:
+            session = self.get(key, name)
+            updated = dataclasses.replace(session, update_time=now, **values)
+            self._sessions[key] = updated
+        return updated
+
+    def add_turn(
+        self,
+        key: str,
+        name: str,
+        turn: Turn,
+        answer: tuple[str, bytes],
+        now: _dt.datetime,
+    ) -> Session:
+        """Append an answered turn; ``answer``: the canonical name of its answer and the
+        serialized ``Answer``."""
+        with self._lock:
+            session = self.get(key, name)
+            turns = (*session.turns, *_numbered([turn]))
+            updated = dataclasses.replace(
+                session,
+                turns=turns,
+                display_name=session.display_name or turn.query,
+                update_time=now,
+                end_time=now,
+            )
+            self._sessions[key] = updated
+            self._answers[answer[0]] = answer[1]
+        return updated
+
+    def find_answer(self, key: str) -> bytes | None:
+        """The serialized ``Answer`` of canonical name ``key``, ``None`` if none."""
+        return self._answers.get(key)
+
+    def answer(self, key: str, name: str) -> bytes:
+        """The serialized ``Answer`` of canonical name ``key``; ``NotFound`` if none."""
+        found = self.find_answer(key)
+        if found is None:
+            raise NotFound(
+                f"answer {name!r} not found (answers are kept for the turns of sessions)"
+            )
+        return found
+
+    def delete(self, key: str, name: str) -> None:
+        """Delete a session and its answers; ``NotFound`` if there is none."""
+        with self._lock:
+            self.get(key, name)
+            del self._sessions[key]
+            prefix = f"{key}/answers/"
+            for answer in [a for a in self._answers if a.startswith(prefix)]:
+                del self._answers[answer]
+
+    def clear(self) -> None:
+        """Forget every session and answer."""
+        with self._lock:
+            self._sessions.clear()
+            self._answers.clear()

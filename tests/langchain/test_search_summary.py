@@ -1,0 +1,115 @@
+"""DiscoveryEngineSummary (a search summary as a Runnable) against the emulator."""
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.runnables import RunnableLambda, RunnableSerializable
+
+from grounding_core import (
+    DiscoveryEngineSearchSummary,
+    InputError,
+    SummarySpec,
+    answer_markdown,
+)
+from langchain_grounding import DiscoveryEngineAnswer, DiscoveryEngineSummary
+
+PROJECT = "test-project"
+FALLBACK = "A summary could not be generated for your search query. Here are some search results."
+
+
+def check_citations(out):
+    answer = out["answer"]
+    encoded = answer.encode()
+    assert out["citations"]
+    for citation in out["citations"]:
+        assert answer[citation["start"] : citation["end"]] == citation["text"]
+        assert encoded[citation["byte_start"] : citation["byte_end"]].decode() == citation["text"]
+        assert citation["reference_indices"]
+        ids = [out["documents"][i].id for i in citation["reference_indices"]]
+        assert citation["source_ids"] == ids
+    record = out["grounded_answer"]
+    assert record.answer_text == answer
+    assert all(isinstance(d, Document) for d in out["documents"])
+    assert [d.id for d in out["documents"]] == [r.name for r in record.references]
+    assert out["skipped_reasons"] == []
+
+
+def test_class():
+    assert RunnableSerializable in DiscoveryEngineSummary.__mro__
+
+
+def test_summary_output_is_the_answer_output(emulator):
+    summarizer = DiscoveryEngineSummary(
+        project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address
+    )
+    assert isinstance(summarizer.answering, DiscoveryEngineSearchSummary)
+    assert summarizer.answering.spec == SummarySpec()
+    assert summarizer.target.data_store == "test-docs"
+    out = summarizer.invoke("東京 首都")
+    assert out["query"] == "東京 首都"
+    assert out["answer"] == (
+        "東京都は日本の首都です。 東京タワーは一九五八年に完成しました。 北京是中国的首都。"
+    )
+    check_citations(out)
+    assert [(c["start"], c["byte_start"]) for c in out["citations"]] == [(0, 0), (13, 37), (33, 95)]
+    assert [d.metadata["source"] for d in out["documents"]] == [
+        "https://example.jp/tokyo",
+        "https://example.cn/beijing",
+    ]
+    # The same keys as DiscoveryEngineAnswer's output: one schema for both.
+    answer_out = DiscoveryEngineAnswer(
+        project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address
+    ).invoke("東京 首都")
+    assert out.keys() == answer_out.keys()
+    assert out["grounding_score"] is None
+    assert answer_markdown(out["grounded_answer"]).startswith("東京都は日本の首都です。[1]")
+
+
+async def test_async_in_a_chain_with_options(emulator):
+    summarizer = DiscoveryEngineSummary(
+        project_id=PROJECT,
+        engine_id="test-app",
+        emulator_host=emulator.address,
+        search_mode="documents",
+        result_count=3,
+        filter='lang: ANY("en")',
+    )
+    chain = RunnableLambda(lambda q: {"question": q}) | summarizer
+    out = await chain.ainvoke("Rockets launch crew")
+    check_citations(out)
+    assert "👩‍🚀👨‍🚀" in out["answer"]
+    assert out["documents"][0].metadata["source"] == "https://example.com/rockets"
+
+
+def test_skipped_summary(emulator):
+    summarizer = DiscoveryEngineSummary(
+        project_id=PROJECT,
+        data_store_id="python-docs",
+        emulator_host=emulator.address,
+        ignore_non_summary_seeking_query=True,
+    )
+    out = summarizer.invoke("hello")
+    assert out["answer"] == FALLBACK
+    assert out["skipped_reasons"] == ["NON_SUMMARY_SEEKING_QUERY_IGNORED"]
+    assert (out["citations"], out["documents"]) == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"result_count": 51}, "result_count must be between 1 and 50"),
+        ({"result_count": 11, "search_mode": "documents"}, "between 1 and 10 in documents mode"),
+    ],
+)
+def test_bad_options(emulator, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        DiscoveryEngineSummary(
+            project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address, **kwargs
+        )
+
+
+def test_bad_query(emulator):
+    summarizer = DiscoveryEngineSummary(
+        project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address
+    )
+    with pytest.raises(InputError, match="expected the query"):
+        summarizer.invoke(42)
