@@ -88,7 +88,12 @@ from .records import (
 )
 from .render import answer_markdown, grounding_markdown
 from .report import DEFAULT_MIN_SUPPORT_SCORE, ClaimReport, GroundingReport, UngroundedPolicy
-from .retrieval import DeveloperKnowledgeChunkSearch, DiscoveryEngineChunkSearch
+from .retrieval import (
+    DeveloperKnowledgeChunkSearch,
+    DiscoveryEngineChunkSearch,
+    DiscoveryEngineChunkSearchArgs,
+    DiscoveryEngineTargetArgs,
+)
 from .search import (
     asearch_chunks,
     asearch_developer_knowledge,
@@ -141,6 +146,7 @@ from .specs import (
     QueryClassificationType,
     QueryExpansion,
     RelevanceThreshold,
+    SearchOptions,
     SearchResultMode,
     SpellCorrection,
     check_count,
@@ -148,6 +154,8 @@ from .specs import (
 from .summaries import (
     DEFAULT_SUMMARY_RESULT_COUNT,
     DiscoveryEngineSearchSummary,
+    DiscoveryEngineSearchSummaryArgs,
+    SummaryOptions,
     SummarySpec,
     asearch_summary,
     search_summary,
@@ -205,11 +213,14 @@ __all__ = [
     "DiscoveryEngineAnswerQuery",
     "DiscoveryEngineAnswerQueryArgs",
     "DiscoveryEngineChunkSearch",
+    "DiscoveryEngineChunkSearchArgs",
     "DiscoveryEngineClients",
     "DiscoveryEngineConnection",
     "DiscoveryEngineConnectionArgs",
     "DiscoveryEngineSearchSummary",
+    "DiscoveryEngineSearchSummaryArgs",
     "DiscoveryEngineTarget",
+    "DiscoveryEngineTargetArgs",
     "ErrorPolicy",
     "FacetValue",
     "FilteringLevel",
@@ -234,6 +245,7 @@ __all__ = [
     "RelevanceThreshold",
     "RetryPolicy",
     "SearchFacet",
+    "SearchOptions",
     "SearchResultMode",
     "SearchResults",
     "ServiceError",
@@ -241,6 +253,7 @@ __all__ = [
     "Session",
     "SourceChunk",
     "SpellCorrection",
+    "SummaryOptions",
     "SummarySpec",
     "Turn",
     "UngroundedAnswerError",

@@ -50,6 +50,7 @@ from .connection import (
     DiscoveryEngineConnectionArgs,
 )
 from .records import GroundedAnswer
+from .retrieval import DiscoveryEngineTargetArgs, connect_arguments
 from .settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG, DiscoveryEngineTarget
 from .specs import AnswerOptions, AnswerSpec
 
@@ -63,15 +64,12 @@ __all__ = [
 ]
 
 
-class DiscoveryEngineAnswerQueryArgs(DiscoveryEngineConnectionArgs, AnswerOptions, total=False):
+class DiscoveryEngineAnswerQueryArgs(
+    DiscoveryEngineConnectionArgs, DiscoveryEngineTargetArgs, AnswerOptions, total=False
+):
     """The keyword arguments of ``DiscoveryEngineAnswerQuery.connect``: the connection's, the
-    target's (``engine_id`` or ``data_store_id``, ``collection``, ``serving_config_id``) and
-    the answer options (``AnswerOptions``)."""
-
-    engine_id: str | None
-    data_store_id: str | None
-    collection: str | None
-    serving_config_id: str
+    target's (``DiscoveryEngineTargetArgs``: ``engine_id`` or ``data_store_id``,
+    ``collection``, ``serving_config_id``) and the answer options (``AnswerOptions``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +116,8 @@ class DiscoveryEngineAnswerQuery:
     ) -> DiscoveryEngineAnswerQuery:
         """``create`` over a new connection: ``arguments`` are ``DiscoveryEngineConnection
         .create``'s and ``create``'s, in one set (as the framework components take them)."""
-        keys = DiscoveryEngineConnectionArgs.__optional_keys__
-        connection = {k: v for k, v in arguments.items() if k in keys}
-        rest = {k: v for k, v in arguments.items() if k not in keys}
-        return cls.create(DiscoveryEngineConnection.create(**connection), **rest)  # type: ignore[arg-type]
+        connection, rest = connect_arguments(arguments)
+        return cls.create(connection, **rest)
 
     def _spec(self, session: str | None) -> AnswerSpec:
         if session is None:

@@ -26,10 +26,15 @@ incomplete target raises ``ConfigurationError``, a search option beyond the API'
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
-from .connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
+from .connection import (
+    DeveloperKnowledgeConnection,
+    DiscoveryEngineConnection,
+    DiscoveryEngineConnectionArgs,
+)
 from .records import SearchResults, SourceChunk
 from .search import (
     asearch_developer_knowledge,
@@ -38,11 +43,52 @@ from .search import (
     search_results,
 )
 from .settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG, DiscoveryEngineTarget
-from .specs import ChunkSearchSpec, DeveloperKnowledgeSearchSpec
+from .specs import ChunkSearchSpec, DeveloperKnowledgeSearchSpec, SearchOptions
 
-__all__ = ["DeveloperKnowledgeChunkSearch", "DiscoveryEngineChunkSearch"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = [
+    "DeveloperKnowledgeChunkSearch",
+    "DiscoveryEngineChunkSearch",
+    "DiscoveryEngineChunkSearchArgs",
+    "DiscoveryEngineTargetArgs",
+]
+
+
+class DiscoveryEngineTargetArgs(TypedDict, total=False):
+    """The keyword arguments that name what a Discovery Engine component calls (those of
+    ``DiscoveryEngineConnection.target``): ``engine_id`` or ``data_store_id``, ``collection``,
+    ``serving_config_id``."""
+
+    engine_id: str | None
+    data_store_id: str | None
+    collection: str | None
+    serving_config_id: str
+
+
+class DiscoveryEngineChunkSearchArgs(
+    DiscoveryEngineConnectionArgs, DiscoveryEngineTargetArgs, SearchOptions, total=False
+):
+    """Every keyword argument of a Discovery Engine search in one set: the connection's
+    (``DiscoveryEngineConnection.create``), the target's and the search options
+    (``SearchOptions``), as the framework components take them."""
+
 
 SpecT = TypeVar("SpecT", ChunkSearchSpec, DeveloperKnowledgeSearchSpec)
+
+
+def connect_arguments(
+    arguments: Mapping[str, Any],
+) -> tuple[DiscoveryEngineConnection, dict[str, Any]]:
+    """A new connection from the connection's keys of ``arguments`` (those of
+    ``DiscoveryEngineConnectionArgs``), and the other arguments: what each component's
+    ``connect`` hands to its ``create``."""
+    keys = DiscoveryEngineConnectionArgs.__optional_keys__
+    connection = DiscoveryEngineConnection.create(
+        **{k: v for k, v in arguments.items() if k in keys}
+    )
+    return connection, {k: v for k, v in arguments.items() if k not in keys}
 
 
 def spec_for_call(spec: SpecT, k: int | None, filter: str | None) -> SpecT:
@@ -77,7 +123,7 @@ class DiscoveryEngineChunkSearch:
         engine_id: str | None = None,
         collection: str | None = DEFAULT_COLLECTION,
         serving_config_id: str = DEFAULT_SERVING_CONFIG,
-        **options: Any,
+        **options: Unpack[SearchOptions],
     ) -> DiscoveryEngineChunkSearch:
         """The search of ``data_store_id`` or ``engine_id`` (exactly one) over ``connection``;
         ``options`` are the fields of ``ChunkSearchSpec`` (``k``, ``filter``, ``search_mode``,
@@ -88,7 +134,16 @@ class DiscoveryEngineChunkSearch:
             collection=collection,
             serving_config_id=serving_config_id,
         )
-        return cls(connection, target, ChunkSearchSpec(**options))
+        return cls(connection, target, ChunkSearchSpec(**options))  # type: ignore[arg-type]
+
+    @classmethod
+    def connect(
+        cls, **arguments: Unpack[DiscoveryEngineChunkSearchArgs]
+    ) -> DiscoveryEngineChunkSearch:
+        """``create`` over a new connection: ``arguments`` are ``DiscoveryEngineConnection
+        .create``'s and ``create``'s, in one set (as the framework components take them)."""
+        connection, rest = connect_arguments(arguments)
+        return cls.create(connection, **rest)
 
     def replace(self, **changes: Any) -> DiscoveryEngineChunkSearch:
         """A copy whose spec has some options changed (validated again)."""

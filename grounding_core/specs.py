@@ -39,6 +39,7 @@ __all__ = [
     "QueryClassificationType",
     "QueryExpansion",
     "RelevanceThreshold",
+    "SearchOptions",
     "SearchResultMode",
     "SpellCorrection",
     "check_count",
@@ -319,6 +320,36 @@ class ChunkSearchSpec:
             )
 
 
+class SearchOptions(TypedDict, total=False):
+    """The fields of ``ChunkSearchSpec`` as keyword arguments (any may be left out:
+    ``ChunkSearchSpec``'s defaults apply), for components that take them as ``**options``.
+    A sequence option may be any sequence (the spec keeps a tuple)."""
+
+    k: int
+    filter: str
+    boost_spec: Mapping[str, Any] | None
+    order_by: str
+    num_previous_chunks: int
+    num_next_chunks: int
+    relevance_threshold: RelevanceThreshold | None
+    search_mode: SearchResultMode
+    return_snippet: bool | None
+    max_extractive_answer_count: int
+    max_extractive_segment_count: int
+    return_extractive_segment_score: bool
+    num_previous_segments: int
+    num_next_segments: int
+    spell_correction: SpellCorrection | None
+    query_expansion: QueryExpansion | None
+    pin_unexpanded_results: bool
+    language_code: str
+    user_pseudo_id: str
+    session: str
+    relevance_filter_spec: Mapping[str, Any] | None
+    data_store_specs: Sequence[DataStoreSpec]
+    facet_specs: Sequence[Mapping[str, Any]]
+
+
 @dataclass(frozen=True, slots=True)
 class DeveloperKnowledgeSearchSpec:
     """Options of a Developer Knowledge ``SearchDocumentChunks`` call (filter: AIP-160 on
@@ -574,14 +605,8 @@ class AnswerSpec:
 
 class AnswerOptions(TypedDict, total=False):
     """The fields of ``AnswerSpec`` as keyword arguments (any may be left out: ``AnswerSpec``'s
-    defaults apply), for components that take them as ``**options`` and hand them on.
-
-    >>> import dataclasses
-    >>> sorted(AnswerOptions.__optional_keys__) == sorted(
-    ...     f.name for f in dataclasses.fields(AnswerSpec)
-    ... )
-    True
-    """
+    defaults apply), for components that take them as ``**options`` and hand them on. A
+    sequence option may be any sequence (the spec keeps a tuple)."""
 
     include_citations: bool
     max_return_results: int

@@ -21,16 +21,18 @@ and the frameworks' answer outputs work on a summary as on an answer.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from google.cloud import discoveryengine_v1 as de
 
 from .clients import DiscoveryEngineClients
-from .connection import DiscoveryEngineConnection
+from .connection import DiscoveryEngineConnection, DiscoveryEngineConnectionArgs
 from .convert import answer_from_search_summary
 from .errors import InputError, translate_errors
 from .records import GroundedAnswer
+from .retrieval import DiscoveryEngineTargetArgs, connect_arguments
 from .search import search_request
 from .settings import (
     DEFAULT_COLLECTION,
@@ -38,13 +40,18 @@ from .settings import (
     CallOptions,
     DiscoveryEngineTarget,
 )
-from .specs import ChunkSearchSpec, SearchResultMode, check_count
+from .specs import ChunkSearchSpec, SearchOptions, SearchResultMode, check_count
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "DEFAULT_SUMMARY_RESULT_COUNT",
     "MAX_SUMMARY_RESULTS_CHUNKS",
     "MAX_SUMMARY_RESULTS_DOCUMENTS",
     "DiscoveryEngineSearchSummary",
+    "DiscoveryEngineSearchSummaryArgs",
+    "SummaryOptions",
     "SummarySpec",
     "asearch_summary",
     "search_summary",
@@ -63,6 +70,7 @@ _MAX_RESULTS: dict[SearchResultMode, int] = {
     "documents": MAX_SUMMARY_RESULTS_DOCUMENTS,
 }
 _TEXT_OPTIONS = ("preamble", "language_code", "model_version")
+# The search options the framework components took flat before ``search`` held them all.
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +111,54 @@ class SummarySpec:
             value = getattr(self, name)
             if not isinstance(value, str):
                 raise InputError(f"{name} must be a string, got {type(value).__name__}", field=name)
+
+
+class SummaryOptions(TypedDict, total=False):
+    """The fields of ``SummarySpec`` as keyword arguments (any may be left out: ``SummarySpec``'s
+    defaults apply), for components that take them as ``**options``."""
+
+    result_count: int
+    include_citations: bool
+    ignore_adversarial_query: bool
+    ignore_non_summary_seeking_query: bool
+    ignore_low_relevant_content: bool
+    ignore_jail_breaking_query: bool
+    preamble: str
+    language_code: str
+    model_version: str
+    use_semantic_chunks: bool
+
+
+class DiscoveryEngineSearchSummaryArgs(
+    DiscoveryEngineConnectionArgs, DiscoveryEngineTargetArgs, SummaryOptions, total=False
+):
+    """Every keyword argument of a search summary in one set, as the framework components take
+    them: the connection's, the target's, the summary options (``SummaryOptions``) and
+    ``search``, the search's options (a ``ChunkSearchSpec`` or its ``SearchOptions`` as a
+    dict: the same names as the retrievers')."""
+
+    search: ChunkSearchSpec | SearchOptions
+
+
+def _search_spec(search: ChunkSearchSpec | SearchOptions) -> ChunkSearchSpec:
+    """``search`` as a ``ChunkSearchSpec`` (a dict is its ``SearchOptions``), validated."""
+    if isinstance(search, ChunkSearchSpec):
+        return search
+    if not isinstance(search, Mapping):
+        raise InputError(
+            "search must be a ChunkSearchSpec or a dict of its options, e.g. "
+            f"{{'filter': 'lang: ANY(\"en\")', 'search_mode': 'documents'}}, got "
+            f"{type(search).__name__}",
+            field="search",
+        )
+    unknown = sorted(set(search) - SearchOptions.__optional_keys__)
+    if unknown:
+        raise InputError(
+            f"search has no option {unknown[0]!r}: the options are ChunkSearchSpec's fields "
+            f"({', '.join(sorted(SearchOptions.__optional_keys__))})",
+            field=f"search.{unknown[0]}",
+        )
+    return ChunkSearchSpec(**search)  # type: ignore[arg-type]
 
 
 def _check_mode(summary: SummarySpec, search: ChunkSearchSpec) -> None:
@@ -199,6 +255,12 @@ class DiscoveryEngineSearchSummary:
     def __post_init__(self) -> None:
         _check_mode(self.spec, self.search)
 
+    @staticmethod
+    def search_spec(search: ChunkSearchSpec | SearchOptions) -> ChunkSearchSpec:
+        """``search`` as ``create`` takes it (a ``ChunkSearchSpec``, or a dict of its fields),
+        as a ``ChunkSearchSpec``: an ``InputError`` names an unknown or bad option."""
+        return _search_spec(search)
+
     @classmethod
     def create(
         cls,
@@ -208,20 +270,30 @@ class DiscoveryEngineSearchSummary:
         data_store_id: str | None = None,
         collection: str | None = DEFAULT_COLLECTION,
         serving_config_id: str = DEFAULT_SERVING_CONFIG,
-        search: ChunkSearchSpec = ChunkSearchSpec(),
-        **options: Any,
+        search: ChunkSearchSpec | SearchOptions = ChunkSearchSpec(),
+        **options: Unpack[SummaryOptions],
     ) -> DiscoveryEngineSearchSummary:
         """The summaries of ``engine_id`` or ``data_store_id`` (exactly one) over
-        ``connection``; ``search`` the search options (filter, mode, boosts, ...), ``options``
-        the fields of ``SummarySpec`` (``result_count``, ``include_citations``, the
-        ``ignore_*`` flags, ...), with its defaults."""
+        ``connection``; ``search`` the search options (a ``ChunkSearchSpec`` or a dict of its
+        fields: filter, mode, boosts, ...), ``options`` the fields of ``SummarySpec``
+        (``result_count``, ``include_citations``, the ``ignore_*`` flags, ...), with its
+        defaults."""
         target = connection.target(
             data_store_id=data_store_id,
             engine_id=engine_id,
             collection=collection,
             serving_config_id=serving_config_id,
         )
-        return cls(connection, target, SummarySpec(**options), search)
+        return cls(connection, target, SummarySpec(**options), cls.search_spec(search))
+
+    @classmethod
+    def connect(
+        cls, **arguments: Unpack[DiscoveryEngineSearchSummaryArgs]
+    ) -> DiscoveryEngineSearchSummary:
+        """``create`` over a new connection: ``arguments`` are ``DiscoveryEngineConnection
+        .create``'s and ``create``'s, in one set (as the framework components take them)."""
+        connection, rest = connect_arguments(arguments)
+        return cls.create(connection, **rest)
 
     def answer(self, query: str) -> GroundedAnswer:
         """The search summary of ``query``."""

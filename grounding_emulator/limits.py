@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "CONVERSE_RESULTS",
     "DEFAULT_CITATION_THRESHOLD",
     "DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE",
     "DEFAULT_FACET_LIMIT",
@@ -77,6 +78,12 @@ MAX_REPHRASE_STEPS = 5
 # ListSessionsRequest.page_size: "If unspecified, defaults to 50. Max allowed value is 1000."
 DEFAULT_SESSION_PAGE_SIZE = 50
 MAX_SESSION_PAGE_SIZE = 1000
+# ListConversationsRequest.page_size documents the same: "If unspecified, defaults to 50. Max
+# allowed value is 1000" (the two listings share these values).
+# ConverseConversationResponse.search_results: Google does not say how many; the emulator
+# returns the first 10, the most a DOCUMENTS-mode summary reads (MAX_SUMMARY_RESULTS_DOCUMENTS),
+# so that every result the reply can cite is in the response.
+CONVERSE_RESULTS = 10
 
 # google.developers.knowledge.v1: SearchDocumentChunksRequest.page_size "default 5";
 # query and filter "at most 500 characters"; BatchGetDocumentsRequest.names "at most 20".

@@ -4,29 +4,32 @@ no sessions, condenses a follow-up with the earlier turns)."""
 
 from __future__ import annotations
 
-import dataclasses
-import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import BaseModel, Field, PrivateAttr, create_model, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
     DEFAULT_COLLECTION,
     DEFAULT_SERVING_CONFIG,
     AnswerOptions,
     AnswerSpec,
+    DataStoreSpec,
     DeveloperKnowledgeAnswerQuery,
     DiscoveryEngineAnswerQuery,
     DiscoveryEngineTarget,
+    FilteringLevel,
     GroundedAnswer,
     InputError,
+    QueryClassificationType,
+    SearchResultMode,
     answer_metadata,
 )
 
 from ._connection import DeveloperKnowledgeSettings, DiscoveryEngineSettings
+from ._options import option_values, spec_default
 from .documents import chunk_to_document
 from .question_condenser import HISTORY_KEY, QUERY_KEYS, QuestionCondenser, query_of
 
@@ -105,20 +108,11 @@ class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]]):
         return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
 
 
-def _answer_option_fields() -> type[BaseModel]:
-    """The fields of ``AnswerSpec`` (its types and defaults) as pydantic fields: the options
-    are defined once, in the core."""
-    hints = typing.get_type_hints(AnswerSpec)
-    fields: dict[str, Any] = {
-        field.name: (hints[field.name], field.default) for field in dataclasses.fields(AnswerSpec)
-    }
-    return create_model("AnswerOptionFields", __base__=BaseModel, **fields)
+def _default(name: str) -> Any:
+    return spec_default(AnswerSpec, name)
 
 
-AnswerOptionFields = _answer_option_fields()
-
-
-class DiscoveryEngineAnswer(DiscoveryEngineSettings, AnswerOptionFields, _Answering):  # type: ignore[misc, valid-type]
+class DiscoveryEngineAnswer(DiscoveryEngineSettings, _Answering):
     """A grounded answer from Discovery Engine's ``answerQuery``: query in, answer out.
 
     Key init args:
@@ -130,7 +124,8 @@ class DiscoveryEngineAnswer(DiscoveryEngineSettings, AnswerOptionFields, _Answer
         include_grounding_supports, filtering_level, the ignore_* flags, safety_filtering,
         related_questions, disable_query_rephraser, max_rephrase_steps,
         query_classification_types, disable_spell_correction, user_pseudo_id, session; and
-        the connection fields.
+        the connection fields. Each option is a field of its name (typed, described), with
+        the spec's default and limits.
 
     Usage:
         .. code-block:: python
@@ -153,12 +148,87 @@ class DiscoveryEngineAnswer(DiscoveryEngineSettings, AnswerOptionFields, _Answer
     engine_id: str | None = None
     collection: str | None = DEFAULT_COLLECTION
     serving_config_id: str = DEFAULT_SERVING_CONFIG
+    # The answer options: AnswerSpec's fields, with its defaults.
+    include_citations: bool = Field(
+        default=_default("include_citations"), description="citation spans and in-line numbers"
+    )
+    max_return_results: int = Field(
+        default=_default("max_return_results"),
+        description="search results the answer may use (1..100)",
+    )
+    filter: str = Field(default=_default("filter"), description='e.g. lang: ANY("en")')
+    boost_spec: Mapping[str, Any] | None = Field(
+        default=_default("boost_spec"), description="a BoostSpec as a dict"
+    )
+    order_by: str = Field(default=_default("order_by"), description="e.g. year desc")
+    search_mode: SearchResultMode | None = Field(
+        default=_default("search_mode"),
+        description="chunks, documents, or None: send none (documents)",
+    )
+    data_store_specs: Sequence[DataStoreSpec] = Field(
+        default=_default("data_store_specs"),
+        description="DataStoreSpec records (multi-data-store engines)",
+    )
+    preamble: str = Field(
+        default=_default("preamble"), description="instructions for the answer model"
+    )
+    model_version: str = Field(
+        default=_default("model_version"), description="e.g. stable, preview"
+    )
+    answer_language_code: str = Field(
+        default=_default("answer_language_code"), description="e.g. en"
+    )
+    include_grounding_supports: bool = Field(
+        default=_default("include_grounding_supports"),
+        description="grounding supports and grounding_score",
+    )
+    filtering_level: FilteringLevel | None = Field(
+        default=_default("filtering_level"), description="low or high: drop weakly grounded answers"
+    )
+    ignore_adversarial_query: bool = Field(
+        default=_default("ignore_adversarial_query"), description="no answer to adversarial queries"
+    )
+    ignore_non_answer_seeking_query: bool = Field(
+        default=_default("ignore_non_answer_seeking_query"), description="no answer to chit-chat"
+    )
+    ignore_jail_breaking_query: bool = Field(
+        default=_default("ignore_jail_breaking_query"),
+        description="no answer to jail-breaking queries",
+    )
+    ignore_low_relevant_content: bool | None = Field(
+        default=_default("ignore_low_relevant_content"),
+        description="no answer from low-relevance results",
+    )
+    safety_filtering: bool = Field(
+        default=_default("safety_filtering"), description="safety_spec.enable"
+    )
+    related_questions: bool = Field(
+        default=_default("related_questions"), description="related questions in the answer"
+    )
+    disable_query_rephraser: bool = Field(
+        default=_default("disable_query_rephraser"), description="send the query as it is"
+    )
+    max_rephrase_steps: int | None = Field(
+        default=_default("max_rephrase_steps"), description="rephrasing steps (1..5)"
+    )
+    query_classification_types: Sequence[QueryClassificationType] = Field(
+        default=_default("query_classification_types"), description="query types to classify"
+    )
+    disable_spell_correction: bool = Field(
+        default=_default("disable_spell_correction"), description="no spell correction of the query"
+    )
+    user_pseudo_id: str = Field(
+        default=_default("user_pseudo_id"), description="the visitor (at most 128 characters)"
+    )
+    session: str | None = Field(
+        default=_default("session"), description='None, "-" (start one) or a session to continue'
+    )
 
     _answering: DiscoveryEngineAnswerQuery = PrivateAttr()
 
     @model_validator(mode="after")
     def _build(self) -> DiscoveryEngineAnswer:
-        options = {name: getattr(self, name) for name in AnswerOptions.__optional_keys__}
+        options = option_values(self, AnswerOptions)
         self._answering = DiscoveryEngineAnswerQuery.create(
             self.connection,
             data_store_id=self.data_store_id,
@@ -204,7 +274,10 @@ class DeveloperKnowledgeAnswer(DeveloperKnowledgeSettings, _Answering):
     ``query`` is the question that was asked. Output: see ``answer_output``.
     """
 
-    filter: str = Field(default="", max_length=500)
+    filter: str = Field(
+        default=spec_default(DeveloperKnowledgeAnswerQuery, "filter"),
+        description="AIP-160 (at most 500 characters)",
+    )
     condenser: QuestionCondenser = Field(default_factory=QuestionCondenser)
 
     _answering: DeveloperKnowledgeAnswerQuery = PrivateAttr()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from grounding_core import DEFAULT_DEVELOPER_KNOWLEDGE_K, DeveloperKnowledgeChunkSearch
+from grounding_core import DeveloperKnowledgeChunkSearch, DeveloperKnowledgeSearchSpec
 
 from ._connection import DeveloperKnowledgeSettings
+from ._options import spec_default
 from ._retrieving import ChunkRetriever
 
 __all__ = ["DeveloperKnowledgeRetriever"]
@@ -45,10 +46,15 @@ class DeveloperKnowledgeRetriever(
     ``grounding_core.DeveloperKnowledgeChunkSearch`` (``retriever.search``).
     """
 
+    # DeveloperKnowledgeSearchSpec's fields, with its defaults and limits.
     k: int = Field(
-        default=DEFAULT_DEVELOPER_KNOWLEDGE_K, ge=1, description="number of chunks returned"
+        default=spec_default(DeveloperKnowledgeSearchSpec, "k"),
+        description="number of chunks returned",
     )
-    filter: str = Field(default="", max_length=500)
+    filter: str = Field(
+        default=spec_default(DeveloperKnowledgeSearchSpec, "filter"),
+        description="AIP-160 (at most 500 characters)",
+    )
 
     @model_validator(mode="after")
     def _build_search(self) -> DeveloperKnowledgeRetriever:

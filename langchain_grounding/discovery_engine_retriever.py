@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.retrievers import LangSmithRetrieverParams
@@ -12,26 +12,26 @@ from grounding_core import (
     DEFAULT_COLLECTION,
     DEFAULT_SEARCH_K,
     DEFAULT_SERVING_CONFIG,
-    MAX_CHUNK_NEIGHBOURS,
-    MAX_EXTRACTIVE_ANSWERS,
-    MAX_EXTRACTIVE_SEGMENTS,
     ChunkSearchSpec,
     DataStoreSpec,
     DiscoveryEngineChunkSearch,
     DiscoveryEngineTarget,
     QueryExpansion,
     RelevanceThreshold,
+    SearchOptions,
     SearchResultMode,
     SpellCorrection,
 )
 
 from ._connection import DiscoveryEngineSettings
+from ._options import option_values, spec_default
 from ._retrieving import ChunkRetriever
 
 __all__ = ["DiscoveryEngineRetriever"]
 
-# The retriever's search options are the spec's fields (``k`` is the retriever's own field too).
-_SPEC_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkSearchSpec))
+
+def _default(name: str) -> Any:
+    return spec_default(ChunkSearchSpec, name)
 
 
 class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[DiscoveryEngineChunkSearch]):
@@ -55,6 +55,7 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
             ``key: value`` lines).
         return_snippet, max_extractive_*, spell_correction, query_expansion, facet_specs,
             data_store_specs, ...: the other fields of ``grounding_core.ChunkSearchSpec``
+            (each option is a field of its name, with the spec's default and limits)
             (documents-mode text, query options). The response's own values (corrected query,
             facets, ...) come as the run's ``"search_response"`` custom event.
         emulator_host, credentials, client_options, timeout, retry: the connection.
@@ -91,29 +92,66 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
     engine_id: str | None = Field(default=None, description="engine (app) id")
     collection: str | None = Field(default=DEFAULT_COLLECTION)
     serving_config_id: str = Field(default=DEFAULT_SERVING_CONFIG)
-    k: int = Field(default=DEFAULT_SEARCH_K, ge=1, description="number of chunks returned")
-    filter: str = Field(default="", description='e.g. lang: ANY("en")')
-    boost_spec: dict[str, Any] | None = Field(default=None, description="BoostSpec as a dict")
-    order_by: str = ""
-    num_previous_chunks: int = Field(default=0, ge=0, le=MAX_CHUNK_NEIGHBOURS)
-    num_next_chunks: int = Field(default=0, ge=0, le=MAX_CHUNK_NEIGHBOURS)
-    relevance_threshold: RelevanceThreshold | None = None
-    search_mode: SearchResultMode = "chunks"
-    return_snippet: bool | None = Field(default=None, description="None: in documents mode")
-    max_extractive_answer_count: int = Field(default=0, ge=0, le=MAX_EXTRACTIVE_ANSWERS)
-    max_extractive_segment_count: int = Field(default=0, ge=0, le=MAX_EXTRACTIVE_SEGMENTS)
-    return_extractive_segment_score: bool = False
-    num_previous_segments: int = Field(default=0, ge=0)
-    num_next_segments: int = Field(default=0, ge=0)
-    spell_correction: SpellCorrection | None = None
-    query_expansion: QueryExpansion | None = None
-    pin_unexpanded_results: bool = False
-    language_code: str = ""
-    user_pseudo_id: str = ""
-    session: str = ""
-    relevance_filter_spec: dict[str, Any] | None = None
-    data_store_specs: tuple[DataStoreSpec, ...] = ()
-    facet_specs: tuple[dict[str, Any], ...] = ()
+    # The search options: ChunkSearchSpec's fields, with its defaults (k: DEFAULT_SEARCH_K).
+    k: int = Field(default=DEFAULT_SEARCH_K, description="number of chunks returned")
+    filter: str = Field(default=_default("filter"), description='e.g. lang: ANY("en")')
+    boost_spec: Mapping[str, Any] | None = Field(
+        default=_default("boost_spec"), description="a BoostSpec as a dict"
+    )
+    order_by: str = Field(default=_default("order_by"), description="e.g. year desc")
+    num_previous_chunks: int = Field(
+        default=_default("num_previous_chunks"), description="chunks before each (0..3)"
+    )
+    num_next_chunks: int = Field(
+        default=_default("num_next_chunks"), description="chunks after each (0..3)"
+    )
+    relevance_threshold: RelevanceThreshold | None = Field(
+        default=_default("relevance_threshold"), description="lowest, low, medium or high"
+    )
+    search_mode: SearchResultMode = Field(
+        default=_default("search_mode"), description="chunks, or documents"
+    )
+    return_snippet: bool | None = Field(
+        default=_default("return_snippet"), description="None: snippets in documents mode"
+    )
+    max_extractive_answer_count: int = Field(
+        default=_default("max_extractive_answer_count"), description="documents mode (0..5)"
+    )
+    max_extractive_segment_count: int = Field(
+        default=_default("max_extractive_segment_count"), description="documents mode (0..10)"
+    )
+    return_extractive_segment_score: bool = Field(
+        default=_default("return_extractive_segment_score"), description="with segments"
+    )
+    num_previous_segments: int = Field(
+        default=_default("num_previous_segments"), description="segments before each"
+    )
+    num_next_segments: int = Field(
+        default=_default("num_next_segments"), description="segments after each"
+    )
+    spell_correction: SpellCorrection | None = Field(
+        default=_default("spell_correction"), description="auto or suggestion_only"
+    )
+    query_expansion: QueryExpansion | None = Field(
+        default=_default("query_expansion"), description="auto or disabled"
+    )
+    pin_unexpanded_results: bool = Field(
+        default=_default("pin_unexpanded_results"), description="with query_expansion='auto'"
+    )
+    language_code: str = Field(default=_default("language_code"), description="e.g. en-US")
+    user_pseudo_id: str = Field(
+        default=_default("user_pseudo_id"), description="the visitor (at most 128 characters)"
+    )
+    session: str = Field(default=_default("session"), description="a session resource name")
+    relevance_filter_spec: Mapping[str, Any] | None = Field(
+        default=_default("relevance_filter_spec"), description="a RelevanceFilterSpec as a dict"
+    )
+    data_store_specs: Sequence[DataStoreSpec] = Field(
+        default=_default("data_store_specs"), description="DataStoreSpec records"
+    )
+    facet_specs: Sequence[Mapping[str, Any]] = Field(
+        default=_default("facet_specs"), description="FacetSpec dicts (at most 100)"
+    )
 
     @model_validator(mode="after")
     def _build_search(self) -> DiscoveryEngineRetriever:
@@ -124,7 +162,7 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
             engine_id=self.engine_id,
             collection=self.collection,
             serving_config_id=self.serving_config_id,
-            **{name: getattr(self, name) for name in _SPEC_FIELDS},
+            **option_values(self, SearchOptions),
         )
         return self
 

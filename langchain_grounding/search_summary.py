@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-from pydantic import PrivateAttr, model_validator
+from typing import Any
+
+from pydantic import Field, InstanceOf, PrivateAttr, field_validator, model_validator
 
 from grounding_core import (
     DEFAULT_COLLECTION,
     DEFAULT_SERVING_CONFIG,
-    DEFAULT_SUMMARY_RESULT_COUNT,
     ChunkSearchSpec,
     DiscoveryEngineSearchSummary,
     DiscoveryEngineTarget,
-    SearchResultMode,
+    SummaryOptions,
+    SummarySpec,
 )
 
 from ._connection import DiscoveryEngineSettings
+from ._options import option_values, spec_default
 from .answers import _Answering
 
 __all__ = ["DiscoveryEngineSummary"]
+
+
+def _default(name: str) -> Any:
+    return spec_default(SummarySpec, name)
 
 
 class DiscoveryEngineSummary(DiscoveryEngineSettings, _Answering):
@@ -25,12 +32,18 @@ class DiscoveryEngineSummary(DiscoveryEngineSettings, _Answering):
     in, summary with citations out, in the output of ``DiscoveryEngineAnswer``.
 
     Key init args:
-        engine_id or data_store_id; project_id, location, collection, serving_config_id;
-        result_count (the top results summarized: 1..50 in chunk mode, 1..10 in documents
-        mode), include_citations, ignore_adversarial_query, ignore_non_summary_seeking_query,
+        engine_id or data_store_id; project_id, location, collection, serving_config_id.
+        The summary options, every field of ``grounding_core.SummarySpec`` (a field of its
+        name, with the spec's default and limits): result_count (the top results summarized:
+        1..50 in chunk mode, 1..10 in documents mode), include_citations,
+        ignore_adversarial_query, ignore_non_summary_seeking_query,
         ignore_low_relevant_content, ignore_jail_breaking_query, preamble, language_code,
-        model_version, use_semantic_chunks; filter and search_mode of the search; and the
-        connection fields.
+        model_version, use_semantic_chunks.
+        search: the search's options, a ``grounding_core.ChunkSearchSpec`` or a dict of its
+        fields, named as ``DiscoveryEngineRetriever``'s fields (``{"filter": ...,
+        "search_mode": "documents", ...}``; ``k`` is not used: ``result_count`` results are
+        read). The former ``filter=`` and ``search_mode=`` still work, with a
+        ``DeprecationWarning``. And the connection fields.
 
     Usage:
         .. code-block:: python
@@ -50,20 +63,46 @@ class DiscoveryEngineSummary(DiscoveryEngineSettings, _Answering):
     engine_id: str | None = None
     collection: str | None = DEFAULT_COLLECTION
     serving_config_id: str = DEFAULT_SERVING_CONFIG
-    result_count: int = DEFAULT_SUMMARY_RESULT_COUNT
-    include_citations: bool = True
-    ignore_adversarial_query: bool = False
-    ignore_non_summary_seeking_query: bool = False
-    ignore_low_relevant_content: bool = False
-    ignore_jail_breaking_query: bool = False
-    preamble: str = ""
-    language_code: str = ""
-    model_version: str = ""
-    use_semantic_chunks: bool = False
-    filter: str = ""
-    search_mode: SearchResultMode = "chunks"
+    # The summary options: SummarySpec's fields, with its defaults.
+    result_count: int = Field(
+        default=_default("result_count"), description="results summarized (1..50, 1..10)"
+    )
+    include_citations: bool = Field(
+        default=_default("include_citations"), description="citation spans and numbers"
+    )
+    ignore_adversarial_query: bool = Field(
+        default=_default("ignore_adversarial_query"), description="no summary of those"
+    )
+    ignore_non_summary_seeking_query: bool = Field(
+        default=_default("ignore_non_summary_seeking_query"), description="nor of chit-chat"
+    )
+    ignore_low_relevant_content: bool = Field(
+        default=_default("ignore_low_relevant_content"), description="nor of weak results"
+    )
+    ignore_jail_breaking_query: bool = Field(
+        default=_default("ignore_jail_breaking_query"), description="nor of jail-breaking"
+    )
+    preamble: str = Field(default=_default("preamble"), description="model_prompt_spec")
+    language_code: str = Field(
+        default=_default("language_code"), description="the summary's language"
+    )
+    model_version: str = Field(
+        default=_default("model_version"), description="e.g. stable, preview"
+    )
+    use_semantic_chunks: bool = Field(
+        default=_default("use_semantic_chunks"), description="summarize semantic chunks"
+    )
+    search: InstanceOf[ChunkSearchSpec] = Field(
+        default_factory=ChunkSearchSpec,
+        description="the search's options: a ChunkSearchSpec or a dict of its fields",
+    )
 
     _answering: DiscoveryEngineSearchSummary = PrivateAttr()
+
+    @field_validator("search", mode="before")
+    @classmethod
+    def _search_spec(cls, value: Any) -> Any:
+        return DiscoveryEngineSearchSummary.search_spec(value)
 
     @model_validator(mode="after")
     def _build(self) -> DiscoveryEngineSummary:
@@ -73,17 +112,8 @@ class DiscoveryEngineSummary(DiscoveryEngineSettings, _Answering):
             engine_id=self.engine_id,
             collection=self.collection,
             serving_config_id=self.serving_config_id,
-            search=ChunkSearchSpec(filter=self.filter, search_mode=self.search_mode),
-            result_count=self.result_count,
-            include_citations=self.include_citations,
-            ignore_adversarial_query=self.ignore_adversarial_query,
-            ignore_non_summary_seeking_query=self.ignore_non_summary_seeking_query,
-            ignore_low_relevant_content=self.ignore_low_relevant_content,
-            ignore_jail_breaking_query=self.ignore_jail_breaking_query,
-            preamble=self.preamble,
-            language_code=self.language_code,
-            model_version=self.model_version,
-            use_semantic_chunks=self.use_semantic_chunks,
+            search=self.search,
+            **option_values(self, SummaryOptions),
         )
         return self
 

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
 from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
 from grounding_core import (
-    DEFAULT_COLLECTION,
     DEFAULT_SEARCH_K,
-    DEFAULT_SERVING_CONFIG,
     ChunkSearchSpec,
-    DataStoreSpec,
     DiscoveryEngineChunkSearch,
-    DiscoveryEngineConnection,
-    DiscoveryEngineConnectionArgs,
+    DiscoveryEngineChunkSearchArgs,
     DiscoveryEngineTarget,
-    QueryExpansion,
-    RelevanceThreshold,
-    SearchResultMode,
-    SpellCorrection,
+    InputError,
     check_count,
 )
 
@@ -40,9 +30,12 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         ``DISCOVERYENGINE_EMULATOR_HOST``.
 
     Key init args:
+        ``grounding_core.DiscoveryEngineChunkSearchArgs`` (typed: IDEs complete them), with
+        the defaults of ``grounding_core.ChunkSearchSpec``:
         data_store_id / engine_id: exactly one; the search goes to its serving config.
         project_id, location, collection, serving_config_id: the rest of the resource name.
-        similarity_top_k: number of chunks (default 4; settable between queries).
+        similarity_top_k: number of chunks (default ``DEFAULT_SEARCH_K``, 4; settable between
+            queries): the spec's ``k``, under LlamaIndex's name.
         filter, boost_spec, order_by, relevance_threshold: search options.
         num_previous_chunks / num_next_chunks: neighbouring chunks (0..3), kept in metadata
             and linked as the ``PREVIOUS``/``NEXT`` relationships.
@@ -93,67 +86,17 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
     def __init__(
         self,
         *,
-        data_store_id: str | None = None,
-        engine_id: str | None = None,
-        collection: str | None = DEFAULT_COLLECTION,
-        serving_config_id: str = DEFAULT_SERVING_CONFIG,
         similarity_top_k: int = DEFAULT_SEARCH_K,
-        filter: str = "",
-        boost_spec: Mapping[str, Any] | None = None,
-        order_by: str = "",
-        num_previous_chunks: int = 0,
-        num_next_chunks: int = 0,
-        relevance_threshold: RelevanceThreshold | None = None,
-        search_mode: SearchResultMode = "chunks",
-        return_snippet: bool | None = None,
-        max_extractive_answer_count: int = 0,
-        max_extractive_segment_count: int = 0,
-        return_extractive_segment_score: bool = False,
-        num_previous_segments: int = 0,
-        num_next_segments: int = 0,
-        spell_correction: SpellCorrection | None = None,
-        query_expansion: QueryExpansion | None = None,
-        pin_unexpanded_results: bool = False,
-        language_code: str = "",
-        user_pseudo_id: str = "",
-        session: str = "",
-        relevance_filter_spec: Mapping[str, Any] | None = None,
-        data_store_specs: Sequence[DataStoreSpec] = (),
-        facet_specs: Sequence[Mapping[str, Any]] = (),
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
-        **connection: Unpack[DiscoveryEngineConnectionArgs],
+        **arguments: Unpack[DiscoveryEngineChunkSearchArgs],
     ) -> None:
-        search = DiscoveryEngineChunkSearch.create(
-            DiscoveryEngineConnection.create(**connection),
-            data_store_id=data_store_id,
-            engine_id=engine_id,
-            collection=collection,
-            serving_config_id=serving_config_id,
-            k=check_count("similarity_top_k", similarity_top_k, minimum=1),
-            filter=filter,
-            boost_spec=boost_spec,
-            order_by=order_by,
-            num_previous_chunks=num_previous_chunks,
-            num_next_chunks=num_next_chunks,
-            relevance_threshold=relevance_threshold,
-            search_mode=search_mode,
-            return_snippet=return_snippet,
-            max_extractive_answer_count=max_extractive_answer_count,
-            max_extractive_segment_count=max_extractive_segment_count,
-            return_extractive_segment_score=return_extractive_segment_score,
-            num_previous_segments=num_previous_segments,
-            num_next_segments=num_next_segments,
-            spell_correction=spell_correction,
-            query_expansion=query_expansion,
-            pin_unexpanded_results=pin_unexpanded_results,
-            language_code=language_code,
-            user_pseudo_id=user_pseudo_id,
-            session=session,
-            relevance_filter_spec=relevance_filter_spec,
-            data_store_specs=data_store_specs,
-            facet_specs=facet_specs,
-        )
+        if "k" in arguments:
+            raise InputError(
+                "k is similarity_top_k in LlamaIndex: pass similarity_top_k instead", field="k"
+            )
+        arguments["k"] = check_count("similarity_top_k", similarity_top_k, minimum=1)
+        search = DiscoveryEngineChunkSearch.connect(**arguments)
         super().__init__(search, callback_manager, verbose)
 
     def __repr__(self) -> str:

@@ -7,15 +7,9 @@ from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
 from grounding_core import (
-    DEFAULT_COLLECTION,
-    DEFAULT_SERVING_CONFIG,
-    DEFAULT_SUMMARY_RESULT_COUNT,
-    ChunkSearchSpec,
-    DiscoveryEngineConnection,
-    DiscoveryEngineConnectionArgs,
     DiscoveryEngineSearchSummary,
+    DiscoveryEngineSearchSummaryArgs,
     DiscoveryEngineTarget,
-    SearchResultMode,
     SummarySpec,
 )
 
@@ -33,12 +27,18 @@ class DiscoveryEngineSearchSummaryQueryEngine(AnswerQueryEngine[DiscoveryEngineS
         (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``).
 
     Key init args:
+        ``grounding_core.DiscoveryEngineSearchSummaryArgs`` (typed: IDEs complete them):
         engine_id or data_store_id; project_id, location, collection, serving_config_id.
+        The summary options, every field of ``grounding_core.SummarySpec`` with its default:
         result_count (the top results summarized: 1..50 in chunk mode, 1..10 in documents
         mode), include_citations, ignore_adversarial_query, ignore_non_summary_seeking_query,
         ignore_low_relevant_content, ignore_jail_breaking_query, preamble, language_code,
-        model_version, use_semantic_chunks: the summary options. filter, search_mode: the
-        search. emulator_host, credentials, client_options, timeout, retry: the connection.
+        model_version, use_semantic_chunks.
+        search: the search's options, a ``grounding_core.ChunkSearchSpec`` or a dict of its
+        fields, named as ``DiscoveryEngineRetriever``'s (``{"filter": ..., "search_mode":
+        "documents", ...}``; ``k`` is not used: ``result_count`` results are read). The
+        former ``filter=`` and ``search_mode=`` still work, with a ``DeprecationWarning``.
+        emulator_host, credentials, client_options, timeout, retry: the connection.
 
     Instantiate:
         .. code-block:: python
@@ -69,43 +69,10 @@ class DiscoveryEngineSearchSummaryQueryEngine(AnswerQueryEngine[DiscoveryEngineS
     def __init__(
         self,
         *,
-        engine_id: str | None = None,
-        data_store_id: str | None = None,
-        collection: str | None = DEFAULT_COLLECTION,
-        serving_config_id: str = DEFAULT_SERVING_CONFIG,
-        result_count: int = DEFAULT_SUMMARY_RESULT_COUNT,
-        include_citations: bool = True,
-        ignore_adversarial_query: bool = False,
-        ignore_non_summary_seeking_query: bool = False,
-        ignore_low_relevant_content: bool = False,
-        ignore_jail_breaking_query: bool = False,
-        preamble: str = "",
-        language_code: str = "",
-        model_version: str = "",
-        use_semantic_chunks: bool = False,
-        filter: str = "",
-        search_mode: SearchResultMode = "chunks",
         callback_manager: CallbackManager | None = None,
-        **connection: Unpack[DiscoveryEngineConnectionArgs],
+        **arguments: Unpack[DiscoveryEngineSearchSummaryArgs],
     ) -> None:
-        summarizing = DiscoveryEngineSearchSummary.create(
-            DiscoveryEngineConnection.create(**connection),
-            engine_id=engine_id,
-            data_store_id=data_store_id,
-            collection=collection,
-            serving_config_id=serving_config_id,
-            search=ChunkSearchSpec(filter=filter, search_mode=search_mode),
-            result_count=result_count,
-            include_citations=include_citations,
-            ignore_adversarial_query=ignore_adversarial_query,
-            ignore_non_summary_seeking_query=ignore_non_summary_seeking_query,
-            ignore_low_relevant_content=ignore_low_relevant_content,
-            ignore_jail_breaking_query=ignore_jail_breaking_query,
-            preamble=preamble,
-            language_code=language_code,
-            model_version=model_version,
-            use_semantic_chunks=use_semantic_chunks,
-        )
+        summarizing = DiscoveryEngineSearchSummary.connect(**arguments)
         super().__init__(summarizing, callback_manager)
 
     def __repr__(self) -> str:

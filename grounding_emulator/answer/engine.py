@@ -10,20 +10,18 @@
 2. **Rephrase** a follow-up with the earlier queries of its session (``rephrase.py``; on by
    default, off with ``query_rephraser_spec.disable``) and, unless the request sets
    ``disable_spell_correction``, correct its spelling (``search/spelling.py``, the search's);
-   steps 3 to 5 use the query searched.
+   retrieval and sentence scoring use the query searched.
 3. **Retrieve** (``max_return_results`` results, default 10, with the request's filter, ordering
    and boosts; hybrid when the data store has vectors): chunks in CHUNKS mode, documents in
    DOCUMENTS mode ("If unspecified, the search result mode defaults to DOCUMENTS",
    ``SearchParams.search_result_mode``), whose best chunks (the ones the search matched) are
    read, ranked as their document.
-4. **Score sentences** (``sentences.py``): each prose sentence of the retrieved chunks
-   gets a relevance in [0, 1]: its coverage of the query (the share of the query's IDF weight
-   found in its tokens), fused with its own semantic similarity to the query when the data store
-   has vectors (``fusion.fuse``, the same scale as search relevance). Its **score** is the mean
-   of that relevance and its chunk's relevance relative to the best chunk.
-5. **Select** the best ``MAX_SENTENCES`` sentences by score (ties: better-ranked chunk, earlier
-   sentence) whose relevance is at least ``MIN_SENTENCE_RELEVANCE``, skipping any sentence that
-   is a near-duplicate of one already chosen. When the request sets
+4. **Score sentences** (``selection.py``): each prose sentence of the retrieved chunks
+   (``sentences.py``) gets a relevance (its coverage of the query, fused with its semantic
+   similarity when the data store has vectors) and a score (the mean of that relevance and its
+   chunk's relevance relative to the best chunk).
+5. **Select** (``selection.py``) the best ``MAX_SENTENCES`` sentences by score whose relevance is
+   at least ``MIN_SENTENCE_RELEVANCE``, skipping near-duplicates. When the request sets
    ``ignore_low_relevant_content`` to false the minimum does not apply.
 6. **Compose** in reading order: the chunks in the order of their best chosen sentence, each
    chunk's sentences in their order in the chunk, joined by spaces. Each sentence is cited to
@@ -46,26 +44,13 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from grounding_emulator.answer.query_classes import (
-    ADVERSARIAL_QUERY,
-    JAIL_BREAKING_QUERY,
-    NON_ANSWER_SEEKING_QUERY,
-    classify_query,
-)
+from grounding_emulator.answer.query_classes import classify_query, skip_reasons
 from grounding_emulator.answer.related import related_questions
 from grounding_emulator.answer.rephrase import rephrase
-from grounding_emulator.answer.sentences import (
-    Sentence,
-    containing_hits,
-    near_duplicates,
-    sentences_of,
-    source_hits,
-)
+from grounding_emulator.answer.selection import ScoredSentence, score_sentences, select_sentences
+from grounding_emulator.answer.sentences import containing_hits, sentences_of
+from grounding_emulator.answer.sources import SourceDocument, source_hits
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.corpus.records import Document
-from grounding_emulator.corpus.tokens import tokenize
 from grounding_emulator.errors import InvalidArgument
 from grounding_emulator.grounding.check import check_answer
 from grounding_emulator.grounding.judge import Fact, Judge
@@ -78,30 +63,19 @@ from grounding_emulator.search.engine import (
     SearchParams,
     search,
 )
-from grounding_emulator.search.fusion import fuse
 
 __all__ = [
     "FILTERING_THRESHOLDS",
-    "MAX_SENTENCES",
-    "MIN_SENTENCE_RELEVANCE",
-    "AnswerDocument",
     "AnswerParams",
     "AnswerSpan",
     "GeneratedAnswer",
-    "ScoredSentence",
     "generate_answer",
-    "score_sentences",
-    "select_sentences",
 ]
 
-MAX_SENTENCES = 3
-MIN_SENTENCE_RELEVANCE = 0.34
 FILTERING_THRESHOLDS = {"LOW": 0.3, "HIGH": 0.6}
 
 NO_RELEVANT_CONTENT = "NO_RELEVANT_CONTENT"
-ADVERSARIAL_QUERY_IGNORED = "ADVERSARIAL_QUERY_IGNORED"
 NON_ANSWER_SEEKING_QUERY_IGNORED = "NON_ANSWER_SEEKING_QUERY_IGNORED"
-JAIL_BREAKING_QUERY_IGNORED = "JAIL_BREAKING_QUERY_IGNORED"
 LOW_GROUNDED_ANSWER = "LOW_GROUNDED_ANSWER"
 
 
@@ -146,14 +120,6 @@ class AnswerParams:
 
 
 @dataclass(frozen=True, slots=True)
-class AnswerDocument:
-    """A DOCUMENTS-mode reference: a document and its chunks the answer cites."""
-
-    document: Document
-    hits: tuple[ChunkHit, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class AnswerSpan:
     """A segment of the answer (string indices, end exclusive) and the references behind it."""
 
@@ -177,20 +143,13 @@ class GeneratedAnswer:
     text: str
     citations: tuple[AnswerSpan, ...] = ()
     references: tuple[ChunkHit, ...] = ()
-    documents: tuple[AnswerDocument, ...] = ()
+    documents: tuple[SourceDocument, ...] = ()
     grounding_score: float | None = None
     supports: tuple[AnswerSpan, ...] = ()
     skipped_reasons: tuple[str, ...] = ()
     query_classification: tuple[tuple[str, bool], ...] = ()
     searched_query: str = ""
     related_questions: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Scored:
-    sentence: Sentence
-    relevance: float
-    score: float
 
 
 def _check_params(params: AnswerParams) -> None:
@@ -239,60 +198,6 @@ def _retrieve(store: DataStore, params: AnswerParams, query: str) -> tuple[list[
     return source_hits(store, page.hits), page.query or query
 
 
-def _scored(
-    store: DataStore, query: str, hits: Sequence[ChunkHit], sentences: Sequence[Sentence]
-) -> list[_Scored]:
-    """Every sentence with its relevance and score (module docstring, step 4)."""
-    if not sentences:
-        return []
-    query_tokens = list(dict.fromkeys(tokenize(query)))
-    weights = dict(zip(query_tokens, store.index.idf(query_tokens), strict=True))
-    total = sum(weights.values())
-    coverage = np.asarray(
-        [
-            sum(w for t, w in weights.items() if t in s.tokens) / total if total > 0 else 0.0
-            for s in sentences
-        ],
-        dtype=np.float32,
-    )
-    cosine = None
-    if store.semantic is not None:
-        vector = store.semantic.query_vector(query)
-        cosine = store.semantic.text_similarities([s.text for s in sentences], vector)
-    relevance = fuse(coverage, cosine).relevance
-    best = max((h.relevance for h in hits), default=0.0) or 1.0
-    return [
-        _Scored(s, float(r), (float(r) + hits[s.hit].relevance / best) / 2)
-        for s, r in zip(sentences, relevance, strict=True)
-    ]
-
-
-def _select(scored: Sequence[_Scored], hits: Sequence[ChunkHit], strict: bool) -> list[_Scored]:
-    """The chosen sentences (module docstring, step 5), in reading order (step 6)."""
-    ranked = sorted(
-        scored, key=lambda s: (-s.score, hits[s.sentence.hit].rank, s.sentence.position)
-    )
-    chosen: list[_Scored] = []
-    for candidate in ranked:
-        if strict and candidate.relevance < MIN_SENTENCE_RELEVANCE:
-            continue  # ranked by score, not relevance: a later one may qualify
-        if any(near_duplicates(candidate.sentence.tokens, c.sentence.tokens) for c in chosen):
-            continue
-        chosen.append(candidate)
-        if len(chosen) == MAX_SENTENCES:
-            break
-    lead: dict[int, int] = {}
-    for order, item in enumerate(chosen):
-        lead.setdefault(item.sentence.hit, order)
-    return sorted(chosen, key=lambda s: (lead[s.sentence.hit], s.sentence.position))
-
-
-# Steps 4 and 5 as the search summary (search/summary.py) uses them too.
-ScoredSentence = _Scored
-score_sentences = _scored
-select_sentences = _select
-
-
 def _skipped(reasons: tuple[str, ...], answer: GeneratedAnswer) -> GeneratedAnswer:
     return GeneratedAnswer(
         text="",
@@ -302,19 +207,6 @@ def _skipped(reasons: tuple[str, ...], answer: GeneratedAnswer) -> GeneratedAnsw
     )
 
 
-def _skip_reasons(params: AnswerParams, classes: frozenset[str]) -> tuple[str, ...]:
-    checks = (
-        (params.ignore_adversarial_query, ADVERSARIAL_QUERY, ADVERSARIAL_QUERY_IGNORED),
-        (
-            params.ignore_non_answer_seeking_query,
-            NON_ANSWER_SEEKING_QUERY,
-            NON_ANSWER_SEEKING_QUERY_IGNORED,
-        ),
-        (params.ignore_jail_breaking_query, JAIL_BREAKING_QUERY, JAIL_BREAKING_QUERY_IGNORED),
-    )
-    return tuple(reason for asked, kind, reason in checks if asked and kind in classes)
-
-
 def _searched_query(params: AnswerParams) -> str:
     if not params.rephrase or not params.history:
         return params.query
@@ -322,7 +214,7 @@ def _searched_query(params: AnswerParams) -> str:
 
 
 def _compose(
-    chosen: Sequence[_Scored], hits: Sequence[ChunkHit], documents_mode: bool
+    chosen: Sequence[ScoredSentence], hits: Sequence[ChunkHit], documents_mode: bool
 ) -> tuple[str, list[tuple[int, int, tuple[int, ...]]], list[list[int]]]:
     """The text, its spans (with the references each cites) and the references (each the hits
     it stands for: one chunk, or a document's cited chunks), step 6."""
@@ -363,15 +255,21 @@ def generate_answer(store: DataStore, params: AnswerParams, judge: Judge) -> Gen
         query_classification=tuple((k, k in classes) for k in params.classification_types),
         searched_query=query if query != params.query else "",
     )
-    reasons = _skip_reasons(params, classes)
+    reasons = skip_reasons(
+        classes,
+        ignore_adversarial=params.ignore_adversarial_query,
+        ignore_non_seeking=params.ignore_non_answer_seeking_query,
+        ignore_jail_breaking=params.ignore_jail_breaking_query,
+        non_seeking_reason=NON_ANSWER_SEEKING_QUERY_IGNORED,
+    )
     if reasons:
         return _skipped(reasons, understood)
 
     hits, query = _retrieve(store, params, query)
     if query != params.query:
         understood = dataclasses.replace(understood, searched_query=query)
-    scored = _scored(store, query, hits, sentences_of(hits))
-    chosen = _select(scored, hits, strict=params.ignore_low_relevant_content is not False)
+    scored = score_sentences(store, query, hits, sentences_of(hits))
+    chosen = select_sentences(scored, hits, strict=params.ignore_low_relevant_content is not False)
     if not chosen:
         return _skipped((NO_RELEVANT_CONTENT,), understood)
 
@@ -411,7 +309,7 @@ def generate_answer(store: DataStore, params: AnswerParams, judge: Judge) -> Gen
         references=tuple(hits[i] for i in cited),
         documents=(
             tuple(
-                AnswerDocument(hits[unit[0]].document, tuple(hits[i] for i in unit))
+                SourceDocument(hits[unit[0]].document, tuple(hits[i] for i in unit))
                 for unit in members
             )
             if documents_mode

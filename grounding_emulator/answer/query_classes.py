@@ -1,5 +1,6 @@
-"""Query classification for AnswerQuery (``QueryClassificationSpec``): which queries seek no
-answer, and which try to break out of the assistant's instructions (and so are adversarial);
+"""Query classification for AnswerQuery (``QueryClassificationSpec``) and the search summary:
+which queries seek no answer, and which try to break out of the assistant's instructions (and
+so are adversarial), and the skips a request asks for that they lead to (``skip_reasons``);
 pure, rule-based.
 
 - ``NON_ANSWER_SEEKING_QUERY``: the query is only small talk: greetings, thanks, farewells,
@@ -26,11 +27,23 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["ADVERSARIAL_QUERY", "JAIL_BREAKING_QUERY", "NON_ANSWER_SEEKING_QUERY", "classify_query"]
+__all__ = [
+    "ADVERSARIAL_QUERY",
+    "ADVERSARIAL_QUERY_IGNORED",
+    "JAIL_BREAKING_QUERY",
+    "JAIL_BREAKING_QUERY_IGNORED",
+    "NON_ANSWER_SEEKING_QUERY",
+    "classify_query",
+    "skip_reasons",
+]
 
 ADVERSARIAL_QUERY = "ADVERSARIAL_QUERY"
 NON_ANSWER_SEEKING_QUERY = "NON_ANSWER_SEEKING_QUERY"
 JAIL_BREAKING_QUERY = "JAIL_BREAKING_QUERY"
+# The skip reasons of AnswerQuery (Answer.AnswerSkippedReason) and of the search summary
+# (SearchResponse.Summary.SummarySkippedReason) have these names in common.
+ADVERSARIAL_QUERY_IGNORED = "ADVERSARIAL_QUERY_IGNORED"
+JAIL_BREAKING_QUERY_IGNORED = "JAIL_BREAKING_QUERY_IGNORED"
 
 # Small-talk phrases, longest first so that "good morning" goes before "good".
 _SMALL_TALK = sorted(
@@ -139,3 +152,23 @@ def classify_query(query: str) -> frozenset[str]:
     if _JAIL_BREAK.search(query):
         classes.update((JAIL_BREAKING_QUERY, ADVERSARIAL_QUERY))
     return frozenset(classes)
+
+
+def skip_reasons(
+    classes: frozenset[str],
+    *,
+    ignore_adversarial: bool,
+    ignore_non_seeking: bool,
+    ignore_jail_breaking: bool,
+    non_seeking_reason: str,
+) -> tuple[str, ...]:
+    """Every skip the request asks for that applies to a query of ``classes``, in the order of
+    Google's skip reason enums: adversarial, non-seeking (``non_seeking_reason``: an answer's
+    ``NON_ANSWER_SEEKING_QUERY_IGNORED``, a summary's ``NON_SUMMARY_SEEKING_QUERY_IGNORED``),
+    jail-breaking."""
+    checks = (
+        (ignore_adversarial, ADVERSARIAL_QUERY, ADVERSARIAL_QUERY_IGNORED),
+        (ignore_non_seeking, NON_ANSWER_SEEKING_QUERY, non_seeking_reason),
+        (ignore_jail_breaking, JAIL_BREAKING_QUERY, JAIL_BREAKING_QUERY_IGNORED),
+    )
+    return tuple(reason for asked, kind, reason in checks if asked and kind in classes)

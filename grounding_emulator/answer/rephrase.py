@@ -39,7 +39,7 @@ def rephrase(query: str, history: Sequence[str], steps: int) -> str:
     first) added, most recent first (see the module docstring)."""
     seen = set(tokenize(query))
     added: list[str] = []
-    for earlier in reversed(history[len(history) - steps :] if steps > 0 else ()):
+    for earlier in reversed(history[max(0, len(history) - steps) :] if steps > 0 else ()):
         for word in _WORD.findall(earlier):
             tokens = tokenize(word)
             if not tokens or any(token in seen for token in tokens):

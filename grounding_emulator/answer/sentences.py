@@ -18,10 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.tokens import tokenize
 from grounding_emulator.grounding.claims import split_claims
-from grounding_emulator.search.engine import ChunkHit, DocumentHit
+from grounding_emulator.search.engine import ChunkHit
 
 __all__ = [
     "MAX_SENTENCE_CHARS",
@@ -31,7 +30,6 @@ __all__ = [
     "is_prose",
     "near_duplicates",
     "sentences_of",
-    "source_hits",
 ]
 
 MAX_SENTENCE_CHARS = 400
@@ -114,28 +112,3 @@ def containing_hits(text: str, hits: Sequence[ChunkHit]) -> tuple[int, ...]:
     """The indexes of the hits whose text contains ``text`` (whitespace collapsed)."""
     flat = _flat(text)
     return tuple(i for i, hit in enumerate(hits) if flat in _flat(hit.chunk.content))
-
-
-def source_hits(store: DataStore, results: Sequence[ChunkHit | DocumentHit]) -> list[ChunkHit]:
-    """The chunks an answer reads from search results: a chunk result itself, a document
-    result's best chunks (the ones the search matched, best first) ranked as their document."""
-    hits: list[ChunkHit] = []
-    for result in results:
-        if isinstance(result, ChunkHit):
-            hits.append(result)
-            continue
-        first = store.document_chunks[result.document_index][0]
-        hits.extend(
-            ChunkHit(
-                index=first + chunk.ordinal,
-                chunk=chunk,
-                document=result.document,
-                relevance=result.relevance,
-                keyword_score=result.keyword_score,
-                boost=result.boost,
-                rank=result.rank,
-                semantic_score=result.semantic_score,
-            )
-            for chunk in result.chunks
-        )
-    return hits

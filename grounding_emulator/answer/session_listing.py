@@ -17,27 +17,36 @@ order (Google does not document its default order).
 Paging: ``page_size`` 0 means 50, above 1000 is coerced to 1000 (the documented maximum),
 negative is ``INVALID_ARGUMENT``; ``next_page_token`` is opaque and bound to the parent, filter
 and ordering it was issued for.
+
+``list_page`` is the same filter grammar, ordering and paging over another resource's fields
+(``ListConversations``: ``answer/conversation_listing.py``).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as _dt
 import functools
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from lark import Lark, Token, Transformer, exceptions
 
 from grounding_emulator.answer.sessions import Session
 from grounding_emulator.errors import InvalidArgument
 from grounding_emulator.limits import DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE
+from grounding_emulator.page_tokens import decode_page_token, encode_page_token, fingerprint
 
-__all__ = ["FILTER_FIELDS", "ORDER_FIELDS", "SessionPage", "list_sessions"]
+__all__ = [
+    "FILTER_FIELDS",
+    "ORDER_FIELDS",
+    "Predicate",
+    "SessionPage",
+    "Term",
+    "list_page",
+    "list_sessions",
+]
 
 _STRINGS = ("user_pseudo_id", "state", "display_name")
 _BOOLS = ("starred", "is_pinned")
@@ -45,6 +54,7 @@ _TIMES = ("create_time", "update_time")
 FILTER_FIELDS = (*_STRINGS, *_BOOLS, "labels", *_TIMES)
 ORDER_FIELDS = ("update_time", "create_time", "session_name", "is_pinned")
 _EQUALITY = ("=", "!=")
+_TOKEN_FIELDS = "the parent, filter and order_by"
 _ORDERING = ("=", "!=", "<", "<=", ">", ">=")
 
 _GRAMMAR = r"""
@@ -69,10 +79,17 @@ _GRAMMAR = r"""
     %ignore WS
 """
 
-Predicate = Callable[[Session], bool]
+Predicate = Callable[[Any], bool]
+# A filter term: (field, operator, value) -> predicate, or InvalidArgument naming what is wrong.
+Term = Callable[[str, str, str], Predicate]
+_Item = TypeVar("_Item")
 
 
 class _Tree(Transformer[Token, Any]):
+    def __init__(self, term: Term) -> None:
+        super().__init__()
+        self._term = term
+
     def string(self, items: list[Token]) -> str:
         return str(json.loads(str(items[0])))
 
@@ -80,7 +97,7 @@ class _Tree(Transformer[Token, Any]):
         return str(items[0])
 
     def compare(self, items: list[Any]) -> Predicate:
-        return _term(str(items[0]), str(items[1]), items[2])
+        return self._term(str(items[0]), str(items[1]), items[2])
 
     def not_(self, items: list[Any]) -> Predicate:
         item = items[0]
@@ -157,10 +174,10 @@ def _parser() -> Lark:
 
 
 @functools.lru_cache(maxsize=256)
-def _predicate(text: str) -> Predicate:
+def _predicate(text: str, term: Term) -> Predicate:
     try:
         tree = _parser().parse(text)
-        predicate: Predicate = _Tree().transform(tree)
+        predicate: Predicate = _Tree(term).transform(tree)
     except exceptions.VisitError as exc:
         if isinstance(exc.orig_exc, InvalidArgument):
             raise exc.orig_exc from exc
@@ -169,12 +186,12 @@ def _predicate(text: str) -> Predicate:
         column = getattr(exc, "column", "?")
         raise _refuse(
             f"{text!r} is malformed at column {column} (for example "
-            'user_pseudo_id = "u1" AND is_pinned = true)'
+            'user_pseudo_id = "u1" AND state = IN_PROGRESS)'
         ) from exc
     return predicate
 
 
-def _order(text: str) -> list[tuple[str, bool]]:
+def _order(text: str, fields: Sequence[str]) -> list[tuple[str, bool]]:
     keys = []
     for part in text.split(","):
         words = part.split()
@@ -182,11 +199,11 @@ def _order(text: str) -> list[tuple[str, bool]]:
             continue
         if (
             len(words) > 2
-            or words[0] not in ORDER_FIELDS
+            or words[0] not in fields
             or (len(words) == 2 and words[1].lower() not in ("asc", "desc"))
         ):
             raise InvalidArgument(
-                f"order_by: {part.strip()!r} is not one of {', '.join(ORDER_FIELDS)}, "
+                f"order_by: {part.strip()!r} is not one of {', '.join(fields)}, "
                 "optionally followed by desc",
                 field="order_by",
             )
@@ -212,27 +229,36 @@ class SessionPage:
     next_page_token: str = ""
 
 
-def _fingerprint(scope: str, filter_: str, order_by: str) -> str:
-    key = json.dumps([scope, filter_, order_by]).encode("utf-8", "surrogatepass")
-    return hashlib.sha256(key).hexdigest()[:16]
-
-
-def _offset(token: str, fingerprint: str) -> int:
-    try:
-        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        offset, bound = data["o"], data["q"]
-    except (binascii.Error, ValueError, KeyError, TypeError) as exc:
-        raise InvalidArgument(
-            "page_token is malformed: pass the next_page_token of a previous response unchanged",
-            field="page_token",
-        ) from exc
-    if not isinstance(offset, int) or offset < 0 or bound != fingerprint:
-        raise InvalidArgument(
-            "page_token does not belong to this request: the parent, filter and order_by must "
-            "stay those of the call that returned it",
-            field="page_token",
-        )
-    return offset
+def list_page(
+    items: Sequence[_Item],
+    *,
+    scope: str,
+    filter_: str,
+    order_by: str,
+    page_size: int,
+    page_token: str,
+    term: Term,
+    order_fields: Sequence[str],
+    sort_value: Callable[[_Item, str], Any],
+) -> tuple[tuple[_Item, ...], str]:
+    """One page of ``items`` (in creation order) that pass ``filter_`` (its terms read by
+    ``term``), ordered by ``order_by`` (``order_fields``, each item's value from
+    ``sort_value``), and the next page token (``scope``, the parent, is bound into it)."""
+    if page_size < 0:
+        raise InvalidArgument(f"page_size must be >= 0, got {page_size}", field="page_size")
+    size = min(page_size or DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE)
+    bound = fingerprint([scope, filter_, order_by])
+    start = decode_page_token(page_token, bound, _TOKEN_FIELDS) if page_token else 0
+    chosen = list(items)
+    if filter_.strip():
+        predicate = _predicate(filter_, term)
+        chosen = [s for s in chosen if predicate(s)]
+    for name, descending in reversed(_order(order_by, order_fields)):
+        chosen.sort(key=lambda s, n=name: sort_value(s, n), reverse=descending)  # type: ignore[misc]
+    page = chosen[start : start + size]
+    end = start + len(page)
+    token = encode_page_token(end, bound) if end < len(chosen) else ""
+    return tuple(page), token
 
 
 def list_sessions(
@@ -246,21 +272,15 @@ def list_sessions(
 ) -> SessionPage:
     """One page of ``sessions`` (in creation order) that pass ``filter_``, ordered by
     ``order_by`` (``scope``, the parent, is bound into page tokens)."""
-    if page_size < 0:
-        raise InvalidArgument(f"page_size must be >= 0, got {page_size}", field="page_size")
-    size = min(page_size or DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE)
-    fingerprint = _fingerprint(scope, filter_, order_by)
-    start = _offset(page_token, fingerprint) if page_token else 0
-    chosen = list(sessions)
-    if filter_.strip():
-        predicate = _predicate(filter_)
-        chosen = [s for s in chosen if predicate(s)]
-    for name, descending in reversed(_order(order_by)):
-        chosen.sort(key=lambda s, n=name: _sort_value(s, n), reverse=descending)  # type: ignore[misc]
-    page = chosen[start : start + size]
-    end = start + len(page)
-    token = ""
-    if end < len(chosen):
-        raw = json.dumps({"o": end, "q": fingerprint}).encode()
-        token = base64.urlsafe_b64encode(raw).decode().rstrip("=")
-    return SessionPage(tuple(page), token)
+    page, token = list_page(
+        sessions,
+        scope=scope,
+        filter_=filter_,
+        order_by=order_by,
+        page_size=page_size,
+        page_token=page_token,
+        term=_term,
+        order_fields=ORDER_FIELDS,
+        sort_value=_sort_value,
+    )
+    return SessionPage(page, token)

@@ -82,22 +82,30 @@ class Session:
     end_time: _dt.datetime | None = None
 
 
-def check_update_paths(paths: Iterable[str], field: str = "update_mask.paths") -> tuple[str, ...]:
-    """The fields an ``UpdateSession`` mask names (all updatable ones when it is empty)."""
+def check_update_paths(
+    paths: Iterable[str],
+    field: str = "update_mask.paths",
+    *,
+    updatable: tuple[str, ...] = UPDATABLE_FIELDS,
+    immutable: tuple[str, ...] = IMMUTABLE_FIELDS,
+    resource: str = "Session",
+) -> tuple[str, ...]:
+    """The fields an ``UpdateSession`` mask names (all updatable ones when it is empty); the
+    keywords give another resource's fields (``UpdateConversation``)."""
     chosen = tuple(dict.fromkeys(paths))
     for path in chosen:
-        if path in IMMUTABLE_FIELDS:
+        if path in immutable:
             raise InvalidArgument(
-                f"{field}: {path} cannot be updated (updatable: {', '.join(UPDATABLE_FIELDS)})",
+                f"{field}: {path} cannot be updated (updatable: {', '.join(updatable)})",
                 field=field,
             )
-        if path not in UPDATABLE_FIELDS:
+        if path not in updatable:
             raise InvalidArgument(
-                f"{field}: {path!r} is not a Session field that can be updated "
-                f"(updatable: {', '.join(UPDATABLE_FIELDS)})",
+                f"{field}: {path!r} is not a {resource} field that can be updated "
+                f"(updatable: {', '.join(updatable)})",
                 field=field,
             )
-    return chosen or UPDATABLE_FIELDS
+    return chosen or updatable
 
 
 def _check_state(state: str, field: str) -> None:

@@ -39,10 +39,7 @@ Search options (``SearchRequest`` v1 field docs):
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,6 +57,7 @@ from grounding_emulator.limits import (
     MAX_EXTRACTIVE_SEGMENTS,
     MAX_PAGE_SIZE,
 )
+from grounding_emulator.page_tokens import decode_page_token, encode_page_token, fingerprint
 from grounding_emulator.search.facets import FacetCount, FacetRequest, check_facets, count_facets
 from grounding_emulator.search.filters import (
     Expression,
@@ -351,7 +349,8 @@ def _ordered(
 # -- page tokens --------------------------------------------------------------------------------
 
 
-def _fingerprint(params: SearchParams) -> str:
+def _bound_to(params: SearchParams) -> str:
+    """What a page token of ``params`` is bound to: all but the page size and position."""
     key = [
         params.scope,
         params.query,
@@ -366,32 +365,10 @@ def _fingerprint(params: SearchParams) -> str:
         params.pin_unexpanded_results,
         list(params.data_store_filters),
     ]
-    return hashlib.sha256(json.dumps(key).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return fingerprint(key)
 
 
-def _encode_token(offset: int, params: SearchParams) -> str:
-    raw = json.dumps({"o": offset, "q": _fingerprint(params)}).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_token(token: str, params: SearchParams) -> int:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        data = json.loads(raw)
-        offset = data["o"]
-        fingerprint = data["q"]
-    except (binascii.Error, ValueError, KeyError, TypeError) as exc:
-        raise InvalidArgument(
-            "page_token is malformed: pass the next_page_token of a previous response unchanged",
-            field="page_token",
-        ) from exc
-    if not isinstance(offset, int) or offset < 0 or fingerprint != _fingerprint(params):
-        raise InvalidArgument(
-            "page_token does not belong to this request: the query, filter, order_by, boost "
-            "spec and search mode must stay those of the call that returned it",
-            field="page_token",
-        )
-    return offset
+_TOKEN_FIELDS = "the query, filter, order_by, boost spec and search mode"
 
 
 # -- search -------------------------------------------------------------------------------------
@@ -498,7 +475,11 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
     """One page of results for ``params`` on ``store``."""
     _check_params(params)
     page_size = page_size_of(params.page_size, default=params.default_page_size)
-    start = _decode_token(params.page_token, params) if params.page_token else params.offset
+    start = (
+        decode_page_token(params.page_token, _bound_to(params), _TOKEN_FIELDS)
+        if params.page_token
+        else params.offset
+    )
     documents_mode = params.mode == "documents"
     document_mask = _filter_mask(store, params)
     keys = _order_by(store, params.order_by) if params.order_by.strip() else []
@@ -586,7 +567,7 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
             )
         )
     end = start + len(hits)
-    token = _encode_token(end, params) if end < total and hits else ""
+    token = encode_page_token(end, _bound_to(params)) if end < total and hits else ""
     facets = (
         count_facets(store, np.unique(owner[candidates]).tolist(), params.facets)
         if params.facets
@@ -658,7 +639,7 @@ def _documents_page(
             )
         )
     end_offset = start + len(hits)
-    token = _encode_token(end_offset, params) if end_offset < total and hits else ""
+    token = encode_page_token(end_offset, _bound_to(params)) if end_offset < total and hits else ""
     facets = count_facets(store, candidates.tolist(), params.facets) if params.facets else ()
     return SearchPage(tuple(hits), total, token, start, facets=facets)
 

@@ -95,18 +95,12 @@ _LITERALS = r"""
     %ignore WS
 """
 
-_COMMON = (
-    r"""
+# Negation, the same in both dialects.
+_NOT_EXPR = r"""
     ?not_expr: _NOT not_expr      -> not_
              | "-" not_expr       -> not_
              | atom
-    ?atom: "(" expr ")"
-         | FIELD ":" _ANY "(" value ("," value)* ")"   -> any_
-         | FIELD OP value                               -> compare
-    FIELD: /[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*/
 """
-    + _LITERALS
-)
 
 # Discovery Engine (the page's EBNF): NOT > AND > OR. Field names may hold '-'
 # ("non-smoking"); '!=' and bare true/false are lexed only to be refused with a hint.
@@ -116,9 +110,9 @@ _DISCOVERY_ENGINE = (
     ?expr: or_expr
     ?or_expr: and_expr (_OR and_expr)*   -> or_
     ?and_expr: not_expr (_AND not_expr)* -> and_
-    ?not_expr: _NOT not_expr      -> not_
-             | "-" not_expr       -> not_
-             | atom
+"""
+    + _NOT_EXPR
+    + r"""
     ?atom: "(" expr ")"
          | FIELD ":" _ANY "(" value ("," value)* ")"                          -> any_
          | FIELD ":" _IN "(" BOUND "," BOUND ")"                             -> in_
@@ -141,7 +135,14 @@ _AIP_160 = (
     ?and_expr: or_expr (_AND or_expr)*   -> and_
     ?or_expr: not_expr (_OR not_expr)*   -> or_
 """
-    + _COMMON
+    + _NOT_EXPR
+    + r"""
+    ?atom: "(" expr ")"
+         | FIELD ":" _ANY "(" value ("," value)* ")"   -> any_
+         | FIELD OP value                               -> compare
+    FIELD: /[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*/
+"""
+    + _LITERALS
 )
 
 

@@ -22,7 +22,7 @@ Google's references: the ``SummarySpec`` and ``SearchResponse.Summary`` field do
    to the results of that response. A chunk result is one source chunk; a document result
    contributes its best chunks (the ones the search matched). No results:
    ``OUT_OF_DOMAIN_QUERY_IGNORED`` ("no high-relevance search results").
-4. **Score and select** sentences as AnswerQuery does (``answer/engine.py``, steps 3 to 5); the
+4. **Score and select** sentences as AnswerQuery does (``answer/selection.py``); the
    minimum relevance applies only with ``ignore_low_relevant_content`` (its default, false:
    "all search results are used regardless of relevance"). No sentence:
    ``NO_RELEVANT_CONTENT`` ("no relevant content in the retrieved search results").
@@ -46,21 +46,12 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grounding_emulator.answer.engine import (
-    AnswerSpan,
-    ScoredSentence,
-    score_sentences,
-    select_sentences,
-)
-from grounding_emulator.answer.query_classes import (
-    ADVERSARIAL_QUERY,
-    JAIL_BREAKING_QUERY,
-    NON_ANSWER_SEEKING_QUERY,
-    classify_query,
-)
-from grounding_emulator.answer.sentences import containing_hits, sentences_of, source_hits
+from grounding_emulator.answer.engine import AnswerSpan
+from grounding_emulator.answer.query_classes import classify_query, skip_reasons
+from grounding_emulator.answer.selection import ScoredSentence, score_sentences, select_sentences
+from grounding_emulator.answer.sentences import containing_hits, sentences_of
+from grounding_emulator.answer.sources import SourceDocument, result_chunks
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.corpus.records import Chunk, Document
 from grounding_emulator.errors import InvalidArgument
 from grounding_emulator.limits import MAX_SUMMARY_RESULTS_CHUNKS, MAX_SUMMARY_RESULTS_DOCUMENTS
 from grounding_emulator.search.engine import ChunkHit, DocumentHit, Mode, SearchPage
@@ -69,7 +60,6 @@ __all__ = [
     "FALLBACK_SUMMARY",
     "GeneratedSummary",
     "SummaryParams",
-    "SummaryReference",
     "generate_summary",
 ]
 
@@ -78,9 +68,7 @@ FALLBACK_SUMMARY = (
 )
 RESULT_COUNT_FIELD = "content_search_spec.summary_spec.summary_result_count"
 
-ADVERSARIAL_QUERY_IGNORED = "ADVERSARIAL_QUERY_IGNORED"
 NON_SUMMARY_SEEKING_QUERY_IGNORED = "NON_SUMMARY_SEEKING_QUERY_IGNORED"
-JAIL_BREAKING_QUERY_IGNORED = "JAIL_BREAKING_QUERY_IGNORED"
 OUT_OF_DOMAIN_QUERY_IGNORED = "OUT_OF_DOMAIN_QUERY_IGNORED"
 NO_RELEVANT_CONTENT = "NO_RELEVANT_CONTENT"
 
@@ -106,14 +94,6 @@ class SummaryParams:
 
 
 @dataclass(frozen=True, slots=True)
-class SummaryReference:
-    """A search result the summary was drawn from: its document and its chunks."""
-
-    document: Document
-    chunks: tuple[Chunk, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class GeneratedSummary:
     """A summary: ``text`` (``summary_text``, with in-line citation numbers when asked),
     ``summary`` (without them), citations (string spans into ``summary``, indices into
@@ -122,7 +102,7 @@ class GeneratedSummary:
     text: str
     summary: str = ""
     citations: tuple[AnswerSpan, ...] = ()
-    references: tuple[SummaryReference, ...] = ()
+    references: tuple[SourceDocument, ...] = ()
     skipped_reasons: tuple[str, ...] = ()
 
 
@@ -137,33 +117,19 @@ def _result_count(params: SummaryParams) -> int:
     return params.result_count or maximum
 
 
-def _skip_reasons(params: SummaryParams) -> tuple[str, ...]:
-    classes = classify_query(params.query)
-    checks = (
-        (params.ignore_adversarial_query, ADVERSARIAL_QUERY, ADVERSARIAL_QUERY_IGNORED),
-        (
-            params.ignore_non_summary_seeking_query,
-            NON_ANSWER_SEEKING_QUERY,
-            NON_SUMMARY_SEEKING_QUERY_IGNORED,
-        ),
-        (params.ignore_jail_breaking_query, JAIL_BREAKING_QUERY, JAIL_BREAKING_QUERY_IGNORED),
-    )
-    return tuple(reason for asked, kind, reason in checks if asked and kind in classes)
-
-
 def _sources(
     store: DataStore, results: Sequence[ChunkHit | DocumentHit]
-) -> tuple[list[ChunkHit], list[int], list[SummaryReference]]:
-    """The chunks the summary reads (``source_hits``), the result each belongs to, and each
-    result as a reference."""
+) -> tuple[list[ChunkHit], list[int], list[SourceDocument]]:
+    """The chunks the summary reads, the result each belongs to, and each result as a
+    reference."""
     units: list[ChunkHit] = []
     owners: list[int] = []
-    references: list[SummaryReference] = []
+    references: list[SourceDocument] = []
     for number, result in enumerate(results):
-        chunks = source_hits(store, [result])
+        chunks = result_chunks(store, result)
         units.extend(chunks)
         owners.extend([number] * len(chunks))
-        references.append(SummaryReference(result.document, tuple(c.chunk for c in chunks)))
+        references.append(SourceDocument(result.document, tuple(chunks)))
     return units, owners, references
 
 
@@ -180,7 +146,7 @@ def _compose(
     chosen: Sequence[ScoredSentence],
     units: Sequence[ChunkHit],
     owners: Sequence[int],
-    references: Sequence[SummaryReference],
+    references: Sequence[SourceDocument],
     params: SummaryParams,
 ) -> GeneratedSummary:
     cited: list[tuple[int, ...]] = []
@@ -221,7 +187,13 @@ def _skipped(*reasons: str) -> GeneratedSummary:
 def generate_summary(store: DataStore, params: SummaryParams, page: SearchPage) -> GeneratedSummary:
     """The summary of ``page``'s top results for ``params.query`` (see the module docstring)."""
     count = _result_count(params)
-    reasons = _skip_reasons(params)
+    reasons = skip_reasons(
+        classify_query(params.query),
+        ignore_adversarial=params.ignore_adversarial_query,
+        ignore_non_seeking=params.ignore_non_summary_seeking_query,
+        ignore_jail_breaking=params.ignore_jail_breaking_query,
+        non_seeking_reason=NON_SUMMARY_SEEKING_QUERY_IGNORED,
+    )
     if reasons:
         return _skipped(*reasons)
     results = page.hits[:count]

@@ -21,12 +21,14 @@ from grounding_emulator.errors import InvalidArgument, NotFound
 __all__ = [
     "SERVING_CONFIGS",
     "AnswerName",
+    "ConversationName",
     "ParentName",
     "ServingConfigName",
     "SessionName",
     "check_document_name",
     "data_store_path",
     "parse_answer_name",
+    "parse_conversation_name",
     "parse_grounding_config",
     "parse_serving_config",
     "parse_session_name",
@@ -41,14 +43,15 @@ MAX_DOCUMENT_NAME = 500
 
 _SEGMENT = r"[A-Za-z0-9][A-Za-z0-9._:-]*"
 DEFAULT_COLLECTION = "default_collection"
-# The three forms of Google's reference pages: ``servingConfigs`` under a data store in a
-# collection, under an engine (always in a collection), or under a collection-less data store.
-_SERVING_CONFIG = re.compile(
-    rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
+# A data store or an engine, in the three forms of Google's reference pages (and of the v1 HTTP
+# bindings): a data store in a collection, an engine (always in a collection, checked by
+# ``_parent``), a collection-less data store. Serving configs and sessions live under them.
+_PARENT = (
+    rf"projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
     rf"(?:/collections/(?P<collection>{_SEGMENT}))?"
     rf"/(?P<kind>dataStores|engines)/(?P<parent>{_SEGMENT})"
-    rf"/servingConfigs/(?P<serving_config>{_SEGMENT})$"
 )
+_SERVING_CONFIG = re.compile(rf"^{_PARENT}/servingConfigs/(?P<serving_config>{_SEGMENT})$")
 _GROUNDING_CONFIG = re.compile(
     rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
     rf"/groundingConfigs/(?P<grounding_config>{_SEGMENT})$"
@@ -77,6 +80,19 @@ class ServingConfigName:
         return f"{base}/dataStores/{self.data_store}"
 
 
+def _match(
+    pattern: re.Pattern[str], name: str, field: str, what: str, expected: str
+) -> re.Match[str]:
+    """``name`` matched by ``pattern``; empty or unmatched is ``InvalidArgument`` saying it is
+    not ``what`` and the form ``expected``."""
+    if not name:
+        raise InvalidArgument(f"{field} is required", field=field)
+    match = pattern.match(name)
+    if match is None:
+        raise InvalidArgument(f"{field} {name!r} is not {what}: expected {expected}", field=field)
+    return match
+
+
 def _check_location(location: str, name: str, field: str) -> None:
     if location not in LOCATIONS:
         raise InvalidArgument(
@@ -91,35 +107,25 @@ def parse_serving_config(name: str, field: str = "serving_config") -> ServingCon
     """Parse a serving config name in any of its three forms; malformed (or an engine outside a
     collection) -> ``InvalidArgument``, unknown collection or serving config id -> ``NotFound``
     (the data store or engine is looked up by the caller)."""
-    if not name:
-        raise InvalidArgument(f"{field} is required", field=field)
-    match = _SERVING_CONFIG.match(name)
-    if match is not None and match["kind"] == "engines" and match["collection"] is None:
-        raise InvalidArgument(
-            f"{field} {name!r} is not a serving config name: engines live in a collection "
-            "(projects/{p}/locations/{l}/collections/{c}/engines/{e}/servingConfigs/{s})",
-            field=field,
-        )
-    if match is None:
-        raise InvalidArgument(
-            f"{field} {name!r} is not a serving config name: expected "
-            "projects/{p}/locations/{l}/collections/{c}/dataStores/{d}/servingConfigs/{s}, "
-            "projects/{p}/locations/{l}/collections/{c}/engines/{e}/servingConfigs/{s} or "
-            "projects/{p}/locations/{l}/dataStores/{d}/servingConfigs/{s}",
-            field=field,
-        )
-    _check_location(match["location"], name, field)
-    engine = match["kind"] == "engines"
+    what = "a serving config name"
+    match = _match(
+        _SERVING_CONFIG,
+        name,
+        field,
+        what,
+        "projects/{p}/locations/{l}/collections/{c}/dataStores/{d}/servingConfigs/{s}, "
+        "projects/{p}/locations/{l}/collections/{c}/engines/{e}/servingConfigs/{s} or "
+        "projects/{p}/locations/{l}/dataStores/{d}/servingConfigs/{s}",
+    )
+    parent = _parent(match, name, field, what, "/servingConfigs/{s}")
     target = ServingConfigName(
-        project=match["project"],
-        location=match["location"],
-        collection=match["collection"],
-        data_store=None if engine else match["parent"],
-        engine=match["parent"] if engine else None,
+        project=parent.project,
+        location=parent.location,
+        collection=parent.collection,
+        data_store=parent.data_store,
+        engine=parent.engine,
         serving_config=match["serving_config"],
     )
-    if target.collection is not None and target.collection not in COLLECTIONS:
-        raise NotFound(f"collection {target.collection!r} not found (only default_collection)")
     if target.serving_config not in SERVING_CONFIGS:
         raise NotFound(
             f"serving config {target.serving_config!r} not found (serving configs: "
@@ -140,15 +146,13 @@ def data_store_path(target: ServingConfigName, data_store_id: str) -> str:
 
 def parse_grounding_config(name: str, field: str = "grounding_config") -> str:
     """Check a grounding config name; returns its location path."""
-    if not name:
-        raise InvalidArgument(f"{field} is required", field=field)
-    match = _GROUNDING_CONFIG.match(name)
-    if match is None:
-        raise InvalidArgument(
-            f"{field} {name!r} is not a grounding config name: expected "
-            "projects/{p}/locations/{l}/groundingConfigs/default_grounding_config",
-            field=field,
-        )
+    match = _match(
+        _GROUNDING_CONFIG,
+        name,
+        field,
+        "a grounding config name",
+        "projects/{p}/locations/{l}/groundingConfigs/default_grounding_config",
+    )
     _check_location(match.group("location"), name, field)
     if match.group("grounding_config") not in GROUNDING_CONFIGS:
         raise NotFound(
@@ -177,16 +181,10 @@ def check_document_name(name: str, field: str = "name") -> str:
 
 
 # -- sessions and answers (SessionService; ConversationalSearchService) ---------------------------
-# The parents of the v1 HTTP bindings: projects/*/locations/*/dataStores/*,
-# projects/*/locations/*/collections/*/dataStores/* and
-# projects/*/locations/*/collections/*/engines/*.
-_PARENT = (
-    rf"projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
-    rf"(?:/collections/(?P<collection>{_SEGMENT}))?"
-    rf"/(?P<kind>dataStores|engines)/(?P<parent>{_SEGMENT})"
-)
+# Under the parents of the v1 HTTP bindings (``_PARENT``).
 _SESSION_PARENT = re.compile(rf"^{_PARENT}$")
-_SESSION = re.compile(rf"^{_PARENT}/sessions/(?P<session>-|{_SEGMENT})$")
+_SESSION = re.compile(rf"^{_PARENT}/sessions/(?P<session>{_SEGMENT})$")
+_SESSION_OR_NEW = re.compile(rf"^{_PARENT}/sessions/(?P<session>-|{_SEGMENT})$")
 _ANSWER = re.compile(
     rf"^{_PARENT}/sessions/(?P<session>{_SEGMENT})/answers/(?P<answer>{_SEGMENT})$"
 )
@@ -251,12 +249,16 @@ class AnswerName:
         return f"{self.session.key}/answers/{self.answer}"
 
 
-def _parent(match: re.Match[str], name: str, field: str, expected: str) -> ParentName:
-    _check_location(match["location"], name, field)
+def _parent(
+    match: re.Match[str], name: str, field: str, expected: str, tail: str = ""
+) -> ParentName:
+    """The data store or engine of a name matched by a pattern made with ``_PARENT`` (``tail``:
+    what follows it in the form, for the message): an engine outside a collection or another
+    location is ``InvalidArgument``, another collection ``NotFound``."""
     if match["kind"] == "engines" and match["collection"] is None:
         raise InvalidArgument(
             f"{field} {name!r} is not {expected}: engines live in a collection "
-            "(projects/{p}/locations/{l}/collections/{c}/engines/{e})",
+            f"(projects/{{p}}/locations/{{l}}/collections/{{c}}/engines/{{e}}{tail})",
             field=field,
         )
     _check_location(match["location"], name, field)
@@ -276,43 +278,72 @@ def _parent(match: re.Match[str], name: str, field: str, expected: str) -> Paren
 
 def parse_session_parent(name: str, field: str = "parent") -> ParentName:
     """The data store or engine a session lives under (any of the three forms)."""
-    if not name:
-        raise InvalidArgument(f"{field} is required", field=field)
-    match = _SESSION_PARENT.match(name)
-    if match is None:
-        raise InvalidArgument(
-            f"{field} {name!r} is not a data store or engine name: expected {_PARENT_FORMS}",
-            field=field,
-        )
-    return _parent(match, name, field, "a data store or engine name")
+    what = "a data store or engine name"
+    match = _match(_SESSION_PARENT, name, field, what, _PARENT_FORMS)
+    return _parent(match, name, field, what)
 
 
 def parse_session_name(name: str, field: str = "name", *, allow_new: bool = False) -> SessionName:
     """A session name ``{parent}/sessions/{id}``; ``-`` (a new session) only with
     ``allow_new`` (AnswerQueryRequest.session)."""
-    if not name:
-        raise InvalidArgument(f"{field} is required", field=field)
-    match = _SESSION.match(name)
-    if match is None or (match["session"] == "-" and not allow_new):
-        new = " (or sessions/- for a new session)" if allow_new else ""
-        raise InvalidArgument(
-            f"{field} {name!r} is not a session name: expected {{parent}}/sessions/{{session}}"
-            f"{new}, the parent being {_PARENT_FORMS}",
-            field=field,
-        )
+    new = " (or sessions/- for a new session)" if allow_new else ""
+    match = _match(
+        _SESSION_OR_NEW if allow_new else _SESSION,
+        name,
+        field,
+        "a session name",
+        f"{{parent}}/sessions/{{session}}{new}, the parent being {_PARENT_FORMS}",
+    )
     return SessionName(_parent(match, name, field, "a session name"), match["session"])
 
 
 def parse_answer_name(name: str, field: str = "name") -> AnswerName:
     """An answer name ``{parent}/sessions/{session}/answers/{answer}``."""
+    what = "an answer name"
+    match = _match(
+        _ANSWER,
+        name,
+        field,
+        what,
+        f"{{parent}}/sessions/{{session}}/answers/{{answer}}, the parent being {_PARENT_FORMS}",
+    )
+    parent = _parent(match, name, field, what)
+    return AnswerName(SessionName(parent, match["session"]), match["answer"])
+
+
+# -- conversations (ConversationalSearchService) ---------------------------------------------------
+# Conversations live under the same parents as sessions (the v1 HTTP bindings of
+# CreateConversation and ListConversations); parse_session_parent reads them.
+_CONVERSATION = re.compile(rf"^{_PARENT}/conversations/(?P<conversation>-|{_SEGMENT})$")
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationName:
+    """A conversation name: its parent and id (``-`` asks ConverseConversation to create one)."""
+
+    parent: ParentName
+    conversation: str
+
+    @property
+    def key(self) -> str:
+        """The canonical name (see ``ParentName.key``)."""
+        return f"{self.parent.key}/conversations/{self.conversation}"
+
+
+def parse_conversation_name(
+    name: str, field: str = "name", *, allow_new: bool = False
+) -> ConversationName:
+    """A conversation name ``{parent}/conversations/{id}``; ``-`` (auto session: "automatically
+    creates a new conversation", ``ConverseConversationRequest.name``) only with ``allow_new``."""
     if not name:
         raise InvalidArgument(f"{field} is required", field=field)
-    match = _ANSWER.match(name)
-    if match is None:
+    match = _CONVERSATION.match(name)
+    if match is None or (match["conversation"] == "-" and not allow_new):
+        new = " (or conversations/- for a new conversation)" if allow_new else ""
         raise InvalidArgument(
-            f"{field} {name!r} is not an answer name: expected "
-            f"{{parent}}/sessions/{{session}}/answers/{{answer}}, the parent being {_PARENT_FORMS}",
+            f"{field} {name!r} is not a conversation name: expected "
+            f"{{parent}}/conversations/{{conversation}}{new}, the parent being {_PARENT_FORMS}",
             field=field,
         )
-    parent = _parent(match, name, field, "an answer name")
-    return AnswerName(SessionName(parent, match["session"]), match["answer"])
+    parent = _parent(match, name, field, "a conversation name")
+    return ConversationName(parent, match["conversation"])

@@ -11,6 +11,7 @@ from grounding_emulator import CorpusStore, LexicalJudge
 from grounding_emulator.wire.servicers import (
     Backend,
     ConversationalSearchServicer,
+    ConversationServicer,
     DeveloperKnowledgeServicer,
     GroundedGenerationServicer,
     SearchServicer,
@@ -21,10 +22,23 @@ from grounding_emulator.wire.servicers import (
 from grounding_emulator.wire.servicers.registry import registered, rpc
 
 SESSION_RPCS = ["CreateSession", "GetSession", "ListSessions", "UpdateSession", "DeleteSession"]
+CONVERSATION_RPCS = [
+    "CreateConversation",
+    "ConverseConversation",
+    "GetConversation",
+    "ListConversations",
+    "UpdateConversation",
+    "DeleteConversation",
+]
 DISCOVERY_ENGINE = {
     "SearchService": ["Search"],
     "GroundedGenerationService": ["CheckGrounding"],
-    "ConversationalSearchService": ["AnswerQuery", "GetAnswer", *SESSION_RPCS],
+    "ConversationalSearchService": [
+        "AnswerQuery",
+        "GetAnswer",
+        *SESSION_RPCS,
+        *CONVERSATION_RPCS,
+    ],
     "SessionService": SESSION_RPCS,
 }
 DEVELOPER_KNOWLEDGE = ["SearchDocumentChunks", "GetDocument", "BatchGetDocuments", "AnswerQuery"]
@@ -40,11 +54,11 @@ def test_the_method_table_serves_every_rpc_under_every_version():
         for name in names
     } | {f"/google.developers.knowledge.v1.DeveloperKnowledge/{n}" for n in DEVELOPER_KNOWLEDGE}
     assert sorted(m.path for m in methods) == sorted(expected)
-    assert len(methods) == 46
+    assert len(methods) == 64
     servicers = {m.call.__self__ for m in methods}  # type: ignore[attr-defined]
     # one servicer per service, shared by its versions; SessionServicer also serves the session
-    # RPCs of ConversationalSearchService
-    assert len(servicers) == 5
+    # RPCs of ConversationalSearchService, ConversationServicer its conversation RPCs
+    assert len(servicers) == 6
     assert {s.backend for s in servicers} == {backend}
     check = next(
         m for m in methods if m.path.endswith("v1beta.GroundedGenerationService/CheckGrounding")
@@ -58,6 +72,7 @@ def test_every_servicer_is_registered_with_its_rpcs():
         SearchServicer,
         GroundedGenerationServicer,
         ConversationalSearchServicer,
+        ConversationServicer,
         DeveloperKnowledgeServicer,
         SessionServicer,
     }

@@ -133,8 +133,8 @@ def test_unknown_data_store_is_a_clear_error(emulator):
     [
         ({}, "no data store and no engine"),
         ({"data_store_id": "d", "engine_id": "e"}, "both a data store"),
-        ({"data_store_id": "d", "k": 0}, "greater than or equal to 1"),
-        ({"data_store_id": "d", "num_next_chunks": 4}, "less than or equal to 3"),
+        ({"data_store_id": "d", "k": 0}, "k must be >= 1, got 0"),
+        ({"data_store_id": "d", "num_next_chunks": 4}, "num_next_chunks must be between 0 and 3"),
         ({"data_store_id": "d", "search_mode": "documents", "num_next_chunks": 1}, "chunks"),
         ({"data_store_id": "d", "location": ""}, "location is empty"),
     ],
@@ -195,7 +195,7 @@ def test_assigned_fields_take_effect(retriever):
     retriever.timeout = 5.0
     assert retriever.search.connection is not connection
     assert retriever.search.connection.call_options.timeout == 5.0
-    with pytest.raises(ValidationError, match="greater than or equal to 1"):
+    with pytest.raises(ValidationError, match="k must be >= 1, got 0"):
         retriever.k = 0
 
 
@@ -323,10 +323,13 @@ def test_every_search_option_reaches_the_spec(emulator):
     ("kwargs", "message"),
     [
         ({"max_extractive_answer_count": 1}, "need search_mode='documents'"),
-        ({"search_mode": "documents", "max_extractive_answer_count": 6}, "less than or equal to 5"),
+        (
+            {"search_mode": "documents", "max_extractive_answer_count": 6},
+            "max_extractive_answer_count must be between 0 and 5",
+        ),
         (
             {"search_mode": "documents", "max_extractive_segment_count": 11},
-            "less than or equal to 10",
+            "max_extractive_segment_count must be between 0 and 10",
         ),
         ({"search_mode": "documents", "num_next_segments": 1}, "max_extractive_segment_count > 0"),
         ({"pin_unexpanded_results": True}, "needs query_expansion='auto'"),

@@ -5,6 +5,7 @@ from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda, RunnableSerializable
 
 from grounding_core import (
+    ChunkSearchSpec,
     DiscoveryEngineSearchSummary,
     InputError,
     SummarySpec,
@@ -69,9 +70,11 @@ async def test_async_in_a_chain_with_options(emulator):
         project_id=PROJECT,
         engine_id="test-app",
         emulator_host=emulator.address,
-        search_mode="documents",
+        search={"search_mode": "documents", "filter": 'lang: ANY("en")'},
         result_count=3,
-        filter='lang: ANY("en")',
+    )
+    assert summarizer.answering.search == ChunkSearchSpec(
+        search_mode="documents", filter='lang: ANY("en")'
     )
     chain = RunnableLambda(lambda q: {"question": q}) | summarizer
     out = await chain.ainvoke("Rockets launch crew")
@@ -97,7 +100,13 @@ def test_skipped_summary(emulator):
     ("kwargs", "message"),
     [
         ({"result_count": 51}, "result_count must be between 1 and 50"),
-        ({"result_count": 11, "search_mode": "documents"}, "between 1 and 10 in documents mode"),
+        (
+            {"result_count": 11, "search": {"search_mode": "documents"}},
+            "between 1 and 10 in documents mode",
+        ),
+        ({"search": {"k": 0}}, "k must be >= 1, got 0"),
+        ({"search": {"filtre": "x"}}, "search has no option 'filtre'"),
+        ({"search": "lang"}, "search must be a ChunkSearchSpec or a dict"),
     ],
 )
 def test_bad_options(emulator, kwargs, message):
@@ -113,3 +122,20 @@ def test_bad_query(emulator):
     )
     with pytest.raises(InputError, match="expected the query"):
         summarizer.invoke(42)
+
+
+def test_every_summary_and_search_option_reaches_the_core(emulator):
+    search = ChunkSearchSpec(search_mode="documents", return_snippet=True, language_code="en")
+    summarizer = DiscoveryEngineSummary(
+        project_id=PROJECT,
+        data_store_id="test-docs",
+        emulator_host=emulator.address,
+        model_version="preview",
+        use_semantic_chunks=True,
+        language_code="fr",
+        search=search,
+    )
+    assert summarizer.answering.spec == SummarySpec(
+        model_version="preview", use_semantic_chunks=True, language_code="fr"
+    )
+    assert summarizer.answering.search is search

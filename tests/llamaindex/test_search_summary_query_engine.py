@@ -4,7 +4,7 @@ import pytest
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import Response
 
-from grounding_core import GroundedAnswer, InputError, NotFoundError, SummarySpec
+from grounding_core import ChunkSearchSpec, GroundedAnswer, InputError, NotFoundError, SummarySpec
 from llamaindex_grounding import (
     DiscoveryEngineAnswerQueryEngine,
     DiscoveryEngineSearchSummaryQueryEngine,
@@ -94,7 +94,7 @@ def test_errors(emulator):
             project_id=PROJECT,
             data_store_id="test-docs",
             emulator_host=emulator.address,
-            search_mode="documents",
+            search={"search_mode": "documents"},
             result_count=20,
         )
     engine = DiscoveryEngineSearchSummaryQueryEngine(
@@ -102,3 +102,19 @@ def test_errors(emulator):
     )
     with pytest.raises(NotFoundError, match=r"Search on projects/test-project/.*/engines/nope"):
         engine.query("anything")
+
+
+def test_search_options_are_nested(emulator):
+    common = {
+        "project_id": PROJECT,
+        "data_store_id": "test-docs",
+        "emulator_host": emulator.address,
+    }
+    engine = DiscoveryEngineSearchSummaryQueryEngine(
+        search={"filter": 'lang: ANY("en")', "language_code": "en"}, language_code="fr", **common
+    )
+    assert engine.answering.search == ChunkSearchSpec(filter='lang: ANY("en")', language_code="en")
+    assert engine.spec == SummarySpec(language_code="fr")
+    with pytest.raises(InputError, match="search has no option 'filtre'") as info:
+        DiscoveryEngineSearchSummaryQueryEngine(search={"filtre": "x"}, **common)
+    assert info.value.field == "search.filtre"

@@ -304,7 +304,7 @@ CASES = [
             project_id=PROJECT, data_store_id="d", emulator_host=e.address, num_next_chunks=4
         ),
         ValidationError,
-        ["num_next_chunks", "less than or equal to 3"],
+        ["num_next_chunks must be between 0 and 3, got 4"],
     ),
     (
         "checker given a string",

@@ -21,7 +21,8 @@ from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_emulator.answer.engine import AnswerDocument, AnswerSpan, GeneratedAnswer
+from grounding_emulator.answer.engine import AnswerSpan, GeneratedAnswer
+from grounding_emulator.answer.sources import SourceDocument
 from grounding_emulator.search.engine import ChunkHit
 from grounding_emulator.wire.messages.common import ByteOffsets, ChunkNames
 
@@ -60,7 +61,7 @@ def _chunk_info(reference: Any, hit: ChunkHit, names: ChunkNames) -> None:
         meta.struct_data.update(hit.document.struct_data)
 
 
-def _document_info(reference: Any, cited: AnswerDocument, names: ChunkNames) -> None:
+def _document_info(reference: Any, cited: SourceDocument, names: ChunkNames) -> None:
     document = cited.document
     info = reference.unstructured_document_info
     info.document, info.uri, info.title = names.document(document), document.uri, document.title

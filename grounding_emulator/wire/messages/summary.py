@@ -56,7 +56,7 @@ def search_summary(summary: GeneratedSummary, names: ChunkNames) -> Any:
         added = metadata.references.add(
             title=document.title, document=names.document(document), uri=document.uri
         )
-        for chunk in reference.chunks:
-            page = str(chunk.page_start) if chunk.page_start is not None else ""
-            added.chunk_contents.add(content=chunk.content, page_identifier=page)
+        for hit in reference.hits:
+            page = str(hit.chunk.page_start) if hit.chunk.page_start is not None else ""
+            added.chunk_contents.add(content=hit.chunk.content, page_identifier=page)
     return message

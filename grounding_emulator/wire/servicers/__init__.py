@@ -3,11 +3,13 @@
 Importing this package defines, and so registers, every servicer: ``search`` (SearchService),
 ``grounded_generation`` (GroundedGenerationService), ``conversational_search``
 (ConversationalSearchService), ``session`` (SessionService, and the session RPCs of
+ConversationalSearchService), ``conversation`` (the conversation RPCs of
 ConversationalSearchService), ``developer_knowledge`` (DeveloperKnowledge). They share one
 ``Backend`` (``backend.py``).
 """
 
 from grounding_emulator.wire.servicers.backend import Backend
+from grounding_emulator.wire.servicers.conversation import ConversationServicer
 from grounding_emulator.wire.servicers.conversational_search import ConversationalSearchServicer
 from grounding_emulator.wire.servicers.developer_knowledge import DeveloperKnowledgeServicer
 from grounding_emulator.wire.servicers.grounded_generation import GroundedGenerationServicer
@@ -17,6 +19,7 @@ from grounding_emulator.wire.servicers.session import SessionServicer
 
 __all__ = [
     "Backend",
+    "ConversationServicer",
     "ConversationalSearchServicer",
     "DeveloperKnowledgeServicer",
     "GroundedGenerationServicer",

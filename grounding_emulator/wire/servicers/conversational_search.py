@@ -22,7 +22,6 @@ characters (``INVALID_ARGUMENT`` otherwise, as documented).
 from __future__ import annotations
 
 import datetime as _dt
-import re
 from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
@@ -31,8 +30,6 @@ from grounding_emulator.answer.engine import AnswerParams, generate_answer
 from grounding_emulator.answer.sessions import Session, Turn, new_id
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument
-from grounding_emulator.limits import MAX_USER_PSEUDO_ID
-from grounding_emulator.search.engine import ConditionBoost, Mode
 from grounding_emulator.wire.messages import ChunkNames, discovery_answer_response
 from grounding_emulator.wire.messages.session import session_message
 from grounding_emulator.wire.names import (
@@ -45,19 +42,20 @@ from grounding_emulator.wire.names import (
     parse_session_parent,
 )
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
-from grounding_emulator.wire.servicers.search import boosts
+from grounding_emulator.wire.servicers.request_specs import (
+    boosts,
+    check_user_pseudo_id,
+    data_store_specs,
+    search_result_mode,
+)
 
 __all__ = ["ConversationalSearchServicer"]
 
 _AnswerQueryRequest = de.AnswerQueryRequest.pb()
 _FilteringLevel = _AnswerQueryRequest.GroundingSpec.FilteringLevel
 _ClassificationType = _AnswerQueryRequest.QueryUnderstandingSpec.QueryClassificationSpec.Type
-_Mode = de.SearchRequest.pb().ContentSearchSpec.SearchResultMode
 _Answer = de.Answer.pb()
 _SEARCH_PARAMS = "search_spec.search_params"
-_DATA_STORE = re.compile(
-    r"^projects/[^/]+/locations/[^/]+(?:/collections/[^/]+)?/dataStores/(?P<data_store>[^/]+)$"
-)
 
 
 def _filtering_level(value: int) -> str:
@@ -73,54 +71,13 @@ def _classification_types(values: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n != "TYPE_UNSPECIFIED"))
 
 
-def _mode(value: int) -> Mode:
-    """``SearchParams.search_result_mode``: "If unspecified, the search result mode defaults to
-    DOCUMENTS"."""
-    if value in (_Mode.SEARCH_RESULT_MODE_UNSPECIFIED, _Mode.DOCUMENTS):
-        return "documents"
-    if value == _Mode.CHUNKS:
-        return "chunks"
-    field = f"{_SEARCH_PARAMS}.search_result_mode"
-    raise InvalidArgument(f"{field} {value} is not a search result mode", field=field)
-
-
-def _data_store_specs(
-    search_params: Any, data_store: DataStore
-) -> tuple[tuple[ConditionBoost, ...], tuple[tuple[str, str], ...]]:
-    """The boosts and filters of ``search_params.data_store_specs`` ("Specs defining dataStores
-    to filter on ... only considered for engines with multiple dataStores"). An engine here
-    serves one data store: a spec naming another is ``INVALID_ARGUMENT``."""
-    extra: list[ConditionBoost] = []
-    filters: list[tuple[str, str]] = []
-    for number, spec in enumerate(search_params.data_store_specs):
-        field = f"{_SEARCH_PARAMS}.data_store_specs[{number}]"
-        match = _DATA_STORE.match(spec.data_store)
-        if match is None or match["data_store"] != data_store.id:
-            raise InvalidArgument(
-                f"{field}.data_store {spec.data_store!r} is not the data store this serving "
-                f"config searches: expected projects/{{p}}/locations/{{l}}/collections/{{c}}/"
-                f"dataStores/{data_store.id}",
-                field=f"{field}.data_store",
-            )
-        if spec.filter:
-            filters.append((f"{field}.filter", spec.filter))
-        extra.extend(boosts(spec.boost_spec))
-    return tuple(extra), tuple(filters)
-
-
-def _check_user_pseudo_id(value: str) -> None:
-    if len(value) > MAX_USER_PSEUDO_ID:
-        raise InvalidArgument(
-            f"user_pseudo_id has {len(value)} characters; at most {MAX_USER_PSEUDO_ID} are allowed",
-            field="user_pseudo_id",
-        )
-
-
 def _params(request: Any, data_store: DataStore, history: tuple[str, ...]) -> AnswerParams:
     search_params = request.search_spec.search_params
     generation = request.answer_generation_spec
     understanding = request.query_understanding_spec
-    spec_boosts, spec_filters = _data_store_specs(search_params, data_store)
+    spec_boosts, spec_filters = data_store_specs(
+        search_params.data_store_specs, data_store, f"{_SEARCH_PARAMS}.data_store_specs"
+    )
     return AnswerParams(
         query=request.query.text,
         max_return_results=search_params.max_return_results,
@@ -128,7 +85,9 @@ def _params(request: Any, data_store: DataStore, history: tuple[str, ...]) -> An
         order_by=search_params.order_by,
         boosts=boosts(search_params.boost_spec) + spec_boosts,
         data_store_filters=spec_filters,
-        mode=_mode(search_params.search_result_mode),
+        mode=search_result_mode(
+            search_params.search_result_mode, f"{_SEARCH_PARAMS}.search_result_mode"
+        ),
         include_citations=generation.include_citations,
         ignore_adversarial_query=generation.ignore_adversarial_query,
         ignore_non_answer_seeking_query=generation.ignore_non_answer_seeking_query,
@@ -182,7 +141,7 @@ class ConversationalSearchServicer(Servicer):
                 "(search_spec.search_params)",
                 field="search_spec.search_result_list",
             )
-        _check_user_pseudo_id(request.user_pseudo_id)
+        check_user_pseudo_id(request.user_pseudo_id)
         session_name = self._session(request, name)
         session: Session | None = None
         if session_name is not None and session_name.session != "-":

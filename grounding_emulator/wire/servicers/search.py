@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument
-from grounding_emulator.limits import (
-    MAX_EXTRACTIVE_ANSWERS,
-    MAX_EXTRACTIVE_SEGMENTS,
-    MAX_USER_PSEUDO_ID,
-)
-from grounding_emulator.search.engine import ConditionBoost, Mode, SearchParams, search
+from grounding_emulator.limits import MAX_EXTRACTIVE_ANSWERS, MAX_EXTRACTIVE_SEGMENTS
+from grounding_emulator.search.engine import Mode, SearchParams, search
 from grounding_emulator.search.facets import FacetRequest, Interval
 from grounding_emulator.search.summary import generate_summary
 from grounding_emulator.wire.messages import ChunkNames, search_summary, summary_params
@@ -25,33 +19,19 @@ from grounding_emulator.wire.names import (
     parse_session_name,
 )
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
+from grounding_emulator.wire.servicers.request_specs import (
+    boosts,
+    check_user_pseudo_id,
+    data_store_specs,
+    search_result_mode,
+)
 
-__all__ = ["SearchServicer", "boosts"]
+__all__ = ["SearchServicer"]
 
 _SearchRequest = de.SearchRequest.pb()
-_Mode = _SearchRequest.ContentSearchSpec.SearchResultMode
 _Threshold = _SearchRequest.RelevanceThreshold
 _Spelling = _SearchRequest.SpellCorrectionSpec.Mode
 _Expansion = _SearchRequest.QueryExpansionSpec.Condition
-_DATA_STORE = re.compile(
-    r"^projects/[^/]+/locations/[^/]+/collections/[^/]+/dataStores/(?P<data_store>[^/]+)$"
-)
-
-
-def boosts(boost_spec: Any) -> tuple[ConditionBoost, ...]:
-    """A ``SearchRequest.BoostSpec``'s condition boosts (AnswerQuery's search params use it
-    too)."""
-    return tuple(
-        ConditionBoost(spec.condition, spec.boost) for spec in boost_spec.condition_boost_specs
-    )
-
-
-def _mode(value: int, field: str) -> Mode:
-    if value in (_Mode.SEARCH_RESULT_MODE_UNSPECIFIED, _Mode.DOCUMENTS):
-        return "documents"
-    if value == _Mode.CHUNKS:
-        return "chunks"
-    raise InvalidArgument(f"{field} {value} is not a search result mode", field=field)
 
 
 def _count(value: int, field: str, maximum: int) -> int:
@@ -90,36 +70,6 @@ def _content_options(request: Any, mode: Mode) -> ContentOptions:
     )
 
 
-def _data_store_specs(
-    request: Any, data_store: DataStore
-) -> tuple[tuple[ConditionBoost, ...], tuple[tuple[str, str], ...]]:
-    """The boosts and filters of ``data_store_specs`` (``SearchRequest.DataStoreSpec``: "Full
-    resource name of DataStore"). An engine here serves one data store: a spec naming another one
-    is ``INVALID_ARGUMENT`` (Google: "A struct to define data stores to filter on ... Otherwise,
-    an INVALID_ARGUMENT error is returned")."""
-    extra_boosts: list[ConditionBoost] = []
-    filters: list[tuple[str, str]] = []
-    for number, spec in enumerate(request.data_store_specs):
-        field = f"data_store_specs[{number}].data_store"
-        match = _DATA_STORE.match(spec.data_store)
-        if match is None:
-            raise InvalidArgument(
-                f"{field} {spec.data_store!r} is not a data store name: expected "
-                "projects/{p}/locations/{l}/collections/{c}/dataStores/{d}",
-                field=field,
-            )
-        if match["data_store"] != data_store.id:
-            raise InvalidArgument(
-                f"{field} {match['data_store']!r} is not a data store of this serving config "
-                f"(it searches {data_store.id!r})",
-                field=field,
-            )
-        if spec.filter:
-            filters.append((f"data_store_specs[{number}].filter", spec.filter))
-        extra_boosts.extend(boosts(spec.boost_spec))
-    return tuple(extra_boosts), tuple(filters)
-
-
 def _facets(request: Any) -> tuple[FacetRequest, ...]:
     def interval(message: Any) -> Interval:
         return Interval(
@@ -147,15 +97,9 @@ def _facets(request: Any) -> tuple[FacetRequest, ...]:
 
 def _check_passed_through(request: Any) -> None:
     """Fields the emulator accepts without their effect, checked where Google documents a
-    limit: ``user_pseudo_id`` ("a length limit of 128 characters. Otherwise, an
-    INVALID_ARGUMENT error is returned"), ``relevance_filter_spec``'s
+    limit: ``user_pseudo_id`` (``check_user_pseudo_id``), ``relevance_filter_spec``'s
     ``semantic_relevance_threshold`` ("must be in [0.0, 1.0]")."""
-    if len(request.user_pseudo_id) > MAX_USER_PSEUDO_ID:
-        raise InvalidArgument(
-            f"user_pseudo_id has {len(request.user_pseudo_id)} characters; at most "
-            f"{MAX_USER_PSEUDO_ID} are allowed",
-            field="user_pseudo_id",
-        )
+    check_user_pseudo_id(request.user_pseudo_id)
     spec = request.relevance_filter_spec
     for name in ("keyword_search_threshold", "semantic_search_threshold"):
         threshold = getattr(spec, name)
@@ -203,11 +147,13 @@ class SearchServicer(Servicer):
         spec = request.content_search_spec
         chunk_spec_given = spec.HasField("chunk_spec")
         threshold = _Threshold.Name(request.relevance_threshold)
-        mode = _mode(spec.search_result_mode, "content_search_spec.search_result_mode")
+        mode = search_result_mode(spec.search_result_mode, "content_search_spec.search_result_mode")
         content = _content_options(request, mode)
         _check_passed_through(request)
         self._check_session(request)
-        spec_boosts, spec_filters = _data_store_specs(request, data_store)
+        spec_boosts, spec_filters = data_store_specs(
+            request.data_store_specs, data_store, "data_store_specs"
+        )
         extractive = spec.extractive_content_spec
         expansion = request.query_expansion_spec
         params = SearchParams(
