@@ -50,5 +50,14 @@ mutation: $(VENV)/.installed-test $(VENV)/.installed-mutmut
 	$(BIN)/mutmut run --max-children $(MUTATION_CHILDREN) $(foreach m,$(MUTANTS),'$(m)')
 	$(BIN)/python -m tests.core.mutation_score
 
+# The emulator on 127.0.0.1:8123 until Ctrl-C, as `grounding serve` (docs/cli.md): CORPUS=./kb
+# serves a folder too (the default data store then), ARGS='--port 0' passes other flags. The
+# other commands: .venv/bin/grounding search "...", or `source .venv/bin/activate` first.
+CORPUS ?=
+ARGS ?=
+.PHONY: serve
+serve: $(VENV)/.installed
+	$(BIN)/grounding serve $(if $(CORPUS),--corpus '$(CORPUS)') $(ARGS)
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache mutants

@@ -10,7 +10,8 @@ through Google's unmodified client libraries:
 4. writes that check as an HTML report (claims highlighted, click one to see its sources).
 
 Nothing is downloaded and no Google Cloud project is needed; the "LLM" is a deterministic
-offline stand-in (``examples/offline_llm.py``): swap in ``ChatVertexAI`` or any chat model.
+offline stand-in (``langchain_grounding.ExtractiveChatModel``): swap in ``ChatVertexAI`` or
+any chat model.
 
     python -m examples.demo [--out DIR]
 """
@@ -29,9 +30,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from examples.offline_llm import SEPARATOR, ExtractiveChatModel
 from grounding_emulator import EmulatorServer
-from langchain_grounding import DiscoveryEngineRetriever, GroundingCallbackHandler
+from langchain_grounding import (
+    DiscoveryEngineRetriever,
+    ExtractiveChatModel,
+    GroundingCallbackHandler,
+)
 
 PROJECT = "demo-project"  # any project id works on the emulator
 QUESTION = "How does the with statement work?"
@@ -44,7 +48,7 @@ PROMPT = ChatPromptTemplate.from_template(
 
 
 def format_docs(documents: list[Document]) -> str:
-    return SEPARATOR.join(d.page_content for d in documents)
+    return "\n\n".join(d.page_content for d in documents)
 
 
 def rag_chain(retriever: DiscoveryEngineRetriever, llm: BaseChatModel) -> Runnable[str, str]:
@@ -89,10 +93,9 @@ def main(out_dir: Path = DEFAULT_OUT) -> Path:
         show_documents(console, retriever.invoke(QUESTION))
 
         # The callback checks the final answer of every run against what its retrievers found.
-        # Claim-level scores show weak support; an answer below 0.8 support fails the check.
-        grounding = GroundingCallbackHandler(
-            enable_claim_level_score=True, min_support_score=0.8, **connection
-        )
+        # Claim-level scores show weak support. The default pass mark (min_support_score=1.0)
+        # fails an answer with any unsupported claim.
+        grounding = GroundingCallbackHandler(enable_claim_level_score=True, **connection)
 
         console.print("\n[bold]2. Answer[/] with a RAG chain, the grounding callback attached")
         honest = rag_chain(retriever, ExtractiveChatModel())

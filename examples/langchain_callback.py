@@ -18,12 +18,12 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable, RunnablePassthrough
 
-from examples.offline_llm import SEPARATOR, ExtractiveChatModel
 from grounding_core import GroundingReport
 from grounding_emulator import EmulatorServer
 from langchain_grounding import (
     AsyncGroundingCallbackHandler,
     DiscoveryEngineRetriever,
+    ExtractiveChatModel,
     GroundingCallbackHandler,
 )
 
@@ -36,7 +36,7 @@ PROMPT = ChatPromptTemplate.from_template(
 
 
 def format_docs(documents: list[Document]) -> str:
-    return SEPARATOR.join(d.page_content for d in documents)
+    return "\n\n".join(d.page_content for d in documents)
 
 
 def summary(question: str, report: GroundingReport[Document | str]) -> str:

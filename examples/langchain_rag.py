@@ -16,9 +16,8 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableParallel, RunnablePassthrough
 
-from examples.offline_llm import SEPARATOR, ExtractiveChatModel
 from grounding_emulator import EmulatorServer
-from langchain_grounding import DiscoveryEngineRetriever, GroundingChecker
+from langchain_grounding import DiscoveryEngineRetriever, ExtractiveChatModel, GroundingChecker
 
 PROMPT = ChatPromptTemplate.from_template(
     "Answer from the context only.\n\nContext:\n{context}\n\nQuestion: {question}"
@@ -26,7 +25,7 @@ PROMPT = ChatPromptTemplate.from_template(
 
 
 def format_docs(documents: list[Document]) -> str:
-    return SEPARATOR.join(d.page_content for d in documents)
+    return "\n\n".join(d.page_content for d in documents)
 
 
 def main(question: str) -> str:

@@ -14,9 +14,8 @@ import sys
 
 from llama_index.core.query_engine import RetrieverQueryEngine
 
-from examples.offline_llm import ExtractiveLLM
 from grounding_emulator import EmulatorServer
-from llamaindex_grounding import DiscoveryEngineRetriever, GroundedQueryEngine
+from llamaindex_grounding import DiscoveryEngineRetriever, ExtractiveLLM, GroundedQueryEngine
 
 
 def main(question: str) -> str:

@@ -31,6 +31,7 @@ from .clients import (
     DiscoveryEngineClients,
 )
 from .connection import (
+    GROUNDING_DATA_STORE,
     ClientOptionsArg,
     DeveloperKnowledgeConnection,
     DeveloperKnowledgeConnectionArgs,
@@ -56,6 +57,7 @@ from .errors import (
     ServiceUnavailableError,
     UngroundedAnswerError,
 )
+from .extractive import DEFAULT_EXTRACTIVE_SENTENCES, extractive_answer
 from .facts import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, MAX_FACTS
 from .grounding import acheck_grounding, acheck_sources, check_grounding, check_sources
 from .html_report import answer_html, grounding_html
@@ -68,6 +70,7 @@ from .metadata import (
     search_response_metadata,
 )
 from .offsets import Utf8Offsets
+from .pass_mark import format_score, grounding_verdict
 from .records import (
     AnnotationMetadata,
     AnswerCitation,
@@ -169,6 +172,7 @@ __all__ = [
     "DEFAULT_COLLECTION",
     "DEFAULT_CONDENSE_QUESTIONS",
     "DEFAULT_DEVELOPER_KNOWLEDGE_K",
+    "DEFAULT_EXTRACTIVE_SENTENCES",
     "DEFAULT_FALLBACK_ANSWER",
     "DEFAULT_GROUNDING_CONFIG",
     "DEFAULT_LOCATION",
@@ -182,6 +186,7 @@ __all__ = [
     "DEFAULT_WEAK_BELOW",
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
     "DISCOVERYENGINE_EMULATOR_HOST",
+    "GROUNDING_DATA_STORE",
     "MAX_ANSWER_TOKENS",
     "MAX_CHUNK_NEIGHBOURS",
     "MAX_EXTRACTIVE_ANSWERS",
@@ -284,6 +289,8 @@ __all__ = [
     "condense_question",
     "create_session",
     "delete_session",
+    "extractive_answer",
+    "format_score",
     "get_session",
     "grounding_config_path",
     "grounding_html",
@@ -291,6 +298,7 @@ __all__ = [
     "grounding_metadata",
     "grounding_rich",
     "grounding_source",
+    "grounding_verdict",
     "history_text",
     "list_sessions",
     "resolve_project",

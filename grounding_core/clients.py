@@ -14,6 +14,13 @@ The target is picked in this order (as Google's Firestore client does):
    (``{location}-discoveryengine.googleapis.com``) for ``us`` and ``eu``; another location
    than ``global``, ``us`` and ``eu`` raises ``ConfigurationError``.
 
+The emulator address is ``HOST:PORT`` (an ``http://`` or ``grpc://`` prefix is dropped, see
+``settings.emulator_address``). A call that finds the emulator UNAVAILABLE while its channel
+cannot connect within ``EMULATOR_CONNECT_TIMEOUT`` seconds fails at once with
+``ServiceUnavailableError`` naming the address (nothing listens there: start the emulator),
+instead of being retried until the retry deadline; an UNAVAILABLE the emulator itself sends
+(its channel is connected) is retried like Google's.
+
 Async clients are built per event loop: a ``grpc.aio`` channel belongs to the loop that made it,
 so code that calls ``asyncio.run`` twice gets a working client both times.
 """
@@ -30,14 +37,20 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar, cast
 
 import grpc
+from google.api_core import exceptions as core_exceptions
 from google.api_core.client_options import ClientOptions
 from google.auth.credentials import AnonymousCredentials, Credentials
 from google.auth.exceptions import DefaultCredentialsError
 from google.cloud import discoveryengine_v1
 from google.developer_knowledge_v1 import DeveloperKnowledgeAsyncClient, DeveloperKnowledgeClient
 
-from .errors import ConfigurationError
-from .settings import DEFAULT_LOCATION, check_location
+from .errors import ConfigurationError, ServiceUnavailableError
+from .settings import (
+    DEFAULT_LOCATION,
+    EMULATOR_CONNECT_TIMEOUT,
+    check_location,
+    emulator_address,
+)
 
 __all__ = [
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
@@ -53,19 +66,106 @@ DISCOVERYENGINE_EMULATOR_HOST = "DISCOVERYENGINE_EMULATOR_HOST"
 DEVELOPERKNOWLEDGE_EMULATOR_HOST = "DEVELOPERKNOWLEDGE_EMULATOR_HOST"
 
 # A channel built by hand lacks the defaults Google's transports set: lift the size limits.
+# Reconnecting to a loopback server is cheap: retry at least every second, so that a restarted
+# emulator is found within EMULATOR_CONNECT_TIMEOUT (gRPC's backoff grows to two minutes).
 _CHANNEL_OPTIONS = (
     ("grpc.max_send_message_length", -1),
     ("grpc.max_receive_message_length", -1),
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 1000),
 )
 
 ClientT = TypeVar("ClientT")
 
 
+def _no_emulator(host: str, method: str | bytes, error: grpc.RpcError) -> ServiceUnavailableError:
+    """The error of a call no emulator answered; its cause is Google's ``ServiceUnavailable``
+    for the gRPC error, as for every ``ServiceError`` (see ``errors``)."""
+    # grpc gives the method as "/package.Service/Method" (bytes on grpc.aio channels).
+    name = method.decode() if isinstance(method, bytes) else method
+    env_var = (
+        DEVELOPERKNOWLEDGE_EMULATOR_HOST
+        if name.startswith("/google.developers.knowledge.")
+        else DISCOVERYENGINE_EMULATOR_HOST
+    )
+    return ServiceUnavailableError(
+        f"no emulator answers on {host} ({name.rpartition('/')[2]}: nothing accepted a "
+        f"connection within {EMULATOR_CONNECT_TIMEOUT:g} s): start one with `grounding serve` "
+        "(or `grounding_emulator.EmulatorServer` in Python) and give its address, or drop "
+        f"emulator_host / --emulator-host and unset ${env_var} to use Google Cloud",
+        cause=core_exceptions.from_grpc_error(error),  # type: ignore[no-untyped-call]
+    )
+
+
+class _RefusedConnection(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    """On a sync emulator channel: an UNAVAILABLE call whose channel cannot connect fails for
+    good (``ServiceUnavailableError``, which no retry policy retries)."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.channel: grpc.Channel | None = None
+
+    def _connects(self) -> bool:
+        ready = grpc.channel_ready_future(self.channel)
+        try:
+            ready.result(timeout=EMULATOR_CONNECT_TIMEOUT)
+        except grpc.FutureTimeoutError:
+            return False
+        finally:
+            ready.cancel()
+        return True
+
+    def intercept_unary_unary(
+        self, continuation: Any, client_call_details: Any, request: Any
+    ) -> Any:
+        outcome = continuation(client_call_details, request)
+        if outcome.code() is grpc.StatusCode.UNAVAILABLE and not self._connects():
+            error = _no_emulator(self.host, client_call_details.method, outcome)
+            raise error from error.cause
+        return outcome
+
+
+class _AsyncRefusedConnection(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    """``_RefusedConnection`` on a ``grpc.aio`` channel (waits with ``channel_ready``)."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.channel: grpc.aio.Channel | None = None
+
+    async def _connects(self) -> bool:
+        assert self.channel is not None  # set right after the channel is built
+        try:
+            await asyncio.wait_for(self.channel.channel_ready(), EMULATOR_CONNECT_TIMEOUT)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    async def intercept_unary_unary(
+        self, continuation: Any, client_call_details: Any, request: Any
+    ) -> Any:
+        call = await continuation(client_call_details, request)
+        if await call.code() is grpc.StatusCode.UNAVAILABLE and not await self._connects():
+            try:
+                await call  # raises the call's AioRpcError, to chain it
+            except grpc.RpcError as exc:
+                error = _no_emulator(self.host, client_call_details.method, exc)
+                raise error from error.cause
+        return call
+
+
 def emulator_channel(host: str, *, asynchronous: bool) -> Any:
-    """An insecure ``grpc`` (or ``grpc.aio``) channel to ``host`` with no message-size limits."""
+    """An insecure ``grpc`` (or ``grpc.aio``) channel to ``host`` with no message-size limits,
+    on which a refused connection fails at once (see the module docstring)."""
     if asynchronous:
-        return grpc.aio.insecure_channel(host, options=_CHANNEL_OPTIONS)
-    return grpc.insecure_channel(host, options=_CHANNEL_OPTIONS)
+        aio_guard = _AsyncRefusedConnection(host)
+        aio_channel = grpc.aio.insecure_channel(
+            host, options=_CHANNEL_OPTIONS, interceptors=[aio_guard]
+        )
+        aio_guard.channel = aio_channel
+        return aio_channel
+    guard = _RefusedConnection(host)
+    guard.channel = grpc.insecure_channel(host, options=_CHANNEL_OPTIONS)
+    return grpc.intercept_channel(guard.channel, guard)
 
 
 def _client_options(value: ClientOptions | Mapping[str, Any] | None) -> ClientOptions:
@@ -101,7 +201,7 @@ class _Clients:
         client_options: ClientOptions | Mapping[str, Any] | None = None,
     ) -> None:
         self.location = self._checked_location(location)
-        self.emulator_host = emulator_host or os.environ.get(self.emulator_env_var) or None
+        self.emulator_host = self._emulator_host(emulator_host)
         self._credentials = credentials
         self._client_options = _client_options(client_options)
         self._lock = threading.Lock()
@@ -115,6 +215,16 @@ class _Clients:
                 f"both an emulator ({self.emulator_host}) and client_options.api_endpoint "
                 f"({self._client_options.api_endpoint}) were given: pick one"
             )
+
+    @classmethod
+    def _emulator_host(cls, given: str | None) -> str | None:
+        """``HOST:PORT`` of the emulator given, else of ``$<API>_EMULATOR_HOST``, else None."""
+        if given:
+            return emulator_address(given, "emulator_host")
+        from_env = os.environ.get(cls.emulator_env_var)
+        if from_env:
+            return emulator_address(from_env, f"${cls.emulator_env_var}")
+        return None
 
     @property
     def endpoint(self) -> str:

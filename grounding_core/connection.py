@@ -12,6 +12,15 @@ the client factory and kept only there (its repr never shows them).
 >>> connection.grounding_config_path()
 'projects/p/locations/global/groundingConfigs/default_grounding_config'
 
+A target that names neither a data store nor an engine is the data store
+``$GROUNDING_DATA_STORE`` names (``grounding serve --corpus ./kb`` prints the line that sets it):
+
+>>> import os
+>>> os.environ[GROUNDING_DATA_STORE] = "kb"
+>>> connection.target().data_store
+'kb'
+>>> del os.environ[GROUNDING_DATA_STORE]
+
 ``DiscoveryEngineConnectionArgs`` and ``DeveloperKnowledgeConnectionArgs`` are the keyword
 arguments of the two ``create`` methods as one type, for components that take them as
 ``**connection`` and hand them on (the defaults are ``create``'s):
@@ -27,6 +36,7 @@ True
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -50,14 +60,25 @@ from .settings import (
 )
 
 __all__ = [
+    "GROUNDING_DATA_STORE",
     "ClientOptionsArg",
     "DeveloperKnowledgeConnection",
     "DeveloperKnowledgeConnectionArgs",
     "DiscoveryEngineConnection",
     "DiscoveryEngineConnectionArgs",
+    "default_data_store",
 ]
 
 ClientOptionsArg = ClientOptions | Mapping[str, Any] | None
+
+GROUNDING_DATA_STORE = "GROUNDING_DATA_STORE"
+"""The environment variable naming the data store of a target that names none (beside the
+emulator-host variables of ``clients``; ours, not Google's)."""
+
+
+def default_data_store() -> str | None:
+    """The data store ``$GROUNDING_DATA_STORE`` names, if it is set and not empty."""
+    return os.environ.get(GROUNDING_DATA_STORE) or None
 
 
 class DeveloperKnowledgeConnectionArgs(TypedDict, total=False):
@@ -134,7 +155,10 @@ class DiscoveryEngineConnection(_Closing):
         collection: str | None = DEFAULT_COLLECTION,
         serving_config_id: str = DEFAULT_SERVING_CONFIG,
     ) -> DiscoveryEngineTarget:
-        """The data store or engine to call, in this connection's project and location."""
+        """The data store or engine to call, in this connection's project and location;
+        neither named: the data store ``$GROUNDING_DATA_STORE`` names."""
+        if data_store_id is None and engine_id is None:
+            data_store_id = default_data_store()
         return DiscoveryEngineTarget(
             project=self.project,
             location=self.location,

@@ -50,6 +50,7 @@ from .annotate import (
     annotate_answer,
     annotate_grounding,
 )
+from .pass_mark import Verdict, format_score, shown_verdict
 from .records import GroundedAnswer, GroundingResult, GroundingSource
 
 __all__ = [
@@ -282,10 +283,6 @@ def _prefix(text: AnnotatedText, title: str) -> str:
     return f"gk-{digest[:10]}"
 
 
-def _score(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
-
-
 class _Page:
     """The parts of one report, for a check or for an answer (``kind``)."""
 
@@ -299,6 +296,7 @@ class _Page:
         weak_below: float,
         min_score: float | None,
         score_label: str,
+        verdict: Verdict | None = None,
     ) -> None:
         self.text = text
         self.kind = kind
@@ -307,6 +305,7 @@ class _Page:
         self.weak_below = weak_below
         self.min_score = min_score
         self.score_label = score_label
+        self.verdict = verdict
         self.prefix = _prefix(text, title)
 
     def label(self, level: SupportLevel) -> str:
@@ -322,14 +321,9 @@ class _Page:
     def summary(self) -> str:
         score = self.text.score
         verdict, state = "", "gk-unknown"
-        if score is not None and self.min_score is not None:
-            passed = score >= self.min_score
+        if self.verdict is not None:
+            passed, verdict = self.verdict
             state = "gk-passed" if passed else "gk-failed"
-            verdict = (
-                f"passed (minimum {self.min_score:.2f})"
-                if passed
-                else f"below the minimum {self.min_score:.2f}"
-            )
         meter = ""
         if score is not None:
             low = f' low="{self.min_score:.3f}"' if self.min_score is not None else ""
@@ -339,7 +333,7 @@ class _Page:
             parts.append(f'<p class="gk-question">Question: {_text(self.question)}</p>')
         parts.append(
             f'<p class="gk-score {state}"><span>{_text(self.score_label)}</span> '
-            f'<strong class="gk-score-value">{_score(score)}</strong>{meter}'
+            f'<strong class="gk-score-value">{format_score(score)}</strong>{meter}'
             + (f'<span class="gk-verdict">{_text(verdict)}</span>' if verdict else "")
             + "</p>"
         )
@@ -509,6 +503,7 @@ def grounding_html(
         weak_below=weak_below,
         min_score=min_support_score,
         score_label="Support score",
+        verdict=shown_verdict(result, min_support_score),
     )
     return _wrap(title, page.fragment(), full_document=full_document)
 

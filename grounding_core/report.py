@@ -28,6 +28,7 @@ from .annotate import DEFAULT_WEAK_BELOW
 from .errors import InputError, UngroundedAnswerError
 from .html_report import check_failed_html, grounding_html
 from .metadata import grounding_metadata
+from .pass_mark import DEFAULT_MIN_SUPPORT_SCORE, format_score, passes
 from .records import Claim, ClaimStatus, GroundingResult, GroundingSource
 from .render import grounding_markdown
 from .terminal import grounding_rich
@@ -42,8 +43,6 @@ __all__ = [
 S = TypeVar("S")
 
 UngroundedPolicy = Literal["annotate", "raise", "fallback"]
-
-DEFAULT_MIN_SUPPORT_SCORE = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +82,8 @@ class ClaimReport(Generic[S]):
 class GroundingReport(Generic[S]):
     """A grounding check of an answer against ``sources``.
 
-    ``passed`` is true when the support score reaches ``min_support_score``. ``error`` is set
+    ``passed`` is the pass mark (``grounding_core.pass_mark``): every checked claim supported,
+    or the support score reaches ``min_support_score`` (default 1.0). ``error`` is set
     (and ``result`` is ``None``) when the check itself failed and the caller chose to carry on.
     ``source_ids`` name the sources in the metadata (a LangChain ``Document.id``, a LlamaIndex
     node id); a source without one (an empty id, or no ids given) is named by its position
@@ -135,9 +135,8 @@ class GroundingReport(Generic[S]):
 
     @property
     def passed(self) -> bool:
-        """True when the answer is grounded enough."""
-        score = self.support_score
-        return score is not None and score >= self.min_support_score
+        """True when the answer is grounded enough (the pass mark, ``pass_mark.passes``)."""
+        return passes(self.result, self.min_support_score)
 
     @property
     def claims(self) -> tuple[ClaimReport[S], ...]:
@@ -220,8 +219,11 @@ class GroundingReport(Generic[S]):
     def enforce(self, policy: UngroundedPolicy) -> None:
         """Raise ``UngroundedAnswerError`` when ``policy`` is ``raise`` and the check failed."""
         if policy == "raise" and not self.passed:
+            unsupported = [repr(claim.text) for claim in self.unsupported_claims]
             raise UngroundedAnswerError(
-                f"the answer's support score {self.support_score} is below the required "
-                f"{self.min_support_score}; {len(self.unsupported_claims)} claim(s) unsupported",
+                f"the answer's support score {format_score(self.support_score)} is below the "
+                f"required {format_score(self.min_support_score)}; "
+                f"{len(unsupported)} claim(s) unsupported"
+                + (f": {'; '.join(unsupported)}" if unsupported else ""),
                 result=self,
             )

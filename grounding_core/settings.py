@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_RETRY",
     "DEFAULT_SERVING_CONFIG",
     "DEFAULT_TIMEOUT",
+    "EMULATOR_CONNECT_TIMEOUT",
     "EMULATOR_PROJECT",
     "LOCATIONS",
     "PROJECT_ENV_VARS",
@@ -40,6 +41,7 @@ __all__ = [
     "DiscoveryEngineTarget",
     "RetryPolicy",
     "check_location",
+    "emulator_address",
     "grounding_config_path",
     "resolve_project",
 ]
@@ -53,6 +55,9 @@ DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
 DEFAULT_BRANCH = "default_branch"
 # Seconds per attempt of every call (Google's clients set none for these methods).
 DEFAULT_TIMEOUT = 30.0
+# Seconds an emulator channel may take to connect after a call found it UNAVAILABLE before
+# the call fails for good (a stopped emulator is a setup error, not a transient one).
+EMULATOR_CONNECT_TIMEOUT = 3.0
 
 # Resource ids: letters, digits, '-', '_' (Discovery Engine allows up to 63 characters).
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,126}$")
@@ -83,6 +88,49 @@ def _check_id(field_name: str, value: str, example: str, pattern: re.Pattern[str
             f"{field_name} {value!r} is not a valid resource id: use letters, digits, '-' and '_' "
             f"only, up to 127 characters (for example {example!r})"
         )
+
+
+# An emulator is plaintext gRPC: these schemes name it too (an https:// one would need TLS).
+_PLAINTEXT_SCHEMES = ("http://", "grpc://")
+_HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):(?P<port>[0-9]{1,5})$")
+
+
+def emulator_address(value: str, source: str = "emulator_host") -> str:
+    """The ``HOST:PORT`` of an emulator address as a user may write it (``source`` names the
+    setting in errors: ``emulator_host``, ``--emulator-host``, an environment variable).
+
+    ``http://`` and ``grpc://`` prefixes (and a trailing ``/``) are dropped; ``https://`` and
+    anything but ``HOST:PORT`` raise ``ConfigurationError`` saying what to write.
+
+    >>> emulator_address("http://127.0.0.1:8123/")
+    '127.0.0.1:8123'
+    >>> emulator_address("[::1]:8123")
+    '[::1]:8123'
+    """
+    if not isinstance(value, str):
+        raise ConfigurationError(
+            f"{source} must be a string HOST:PORT (for example 127.0.0.1:8123), "
+            f"got {type(value).__name__}"
+        )
+    address = value.strip()
+    lowered = address.lower()
+    if lowered.startswith("https://"):
+        raise ConfigurationError(
+            f"{source} {value!r} uses https://, but the emulator speaks plaintext gRPC: write "
+            f"{address[len('https://') :].rstrip('/')!r} (or http://...)"
+        )
+    for scheme in _PLAINTEXT_SCHEMES:
+        if lowered.startswith(scheme):
+            address = address[len(scheme) :]
+            break
+    address = address.removesuffix("/")
+    match = _HOST_PORT.match(address)
+    if match is None or not 0 < int(match["port"]) < 65536:
+        raise ConfigurationError(
+            f"{source} {value!r} is not HOST:PORT: write the address `grounding serve` prints, "
+            "for example 127.0.0.1:8123 (an http:// or grpc:// prefix is accepted)"
+        )
+    return address
 
 
 def check_location(location: str) -> str:

@@ -44,6 +44,7 @@ from .annotate import (
     annotate_answer,
     annotate_grounding,
 )
+from .pass_mark import Verdict, format_score, shown_verdict
 from .records import GroundedAnswer, GroundingResult, GroundingSource
 
 __all__ = ["LEVEL_STYLES", "annotated_rich", "answer_rich", "grounding_rich"]
@@ -68,16 +69,14 @@ def _plural(count: int, word: str) -> str:
 
 
 def _summary(
-    text: AnnotatedText, score_label: str, min_score: float | None, *, answer: bool
+    text: AnnotatedText, score_label: str, verdict: Verdict | None, *, answer: bool
 ) -> Text:
     line = Text()
     line.append(f"{score_label} ", style="bold")
-    line.append("n/a" if text.score is None else f"{text.score:.2f}", style="bold")
-    if text.score is not None and min_score is not None:
-        if text.score >= min_score:
-            line.append(f" · passed (minimum {min_score:.2f})", style="green")
-        else:
-            line.append(f" · below the minimum {min_score:.2f}", style="bold red")
+    line.append(format_score(text.score), style="bold")
+    if verdict is not None:
+        passed, words = verdict
+        line.append(f" · {words}", style="green" if passed else "bold red")
     line.append("\n")
     if answer:
         line.append(
@@ -121,12 +120,13 @@ def annotated_rich(
     text: AnnotatedText,
     *,
     score_label: str = "Support score",
-    min_score: float | None = None,
+    verdict: Verdict | None = None,
     answer: bool = False,
 ) -> RenderableType:
-    """The terminal view of an ``AnnotatedText`` (see the module docstring)."""
+    """The terminal view of an ``AnnotatedText`` (see the module docstring); ``verdict`` (from
+    ``pass_mark.verdict``) follows the score."""
     parts: list[RenderableType] = [
-        _summary(text, score_label, min_score, answer=answer),
+        _summary(text, score_label, verdict, answer=answer),
         Text(),
         _body(text),
     ]
@@ -152,10 +152,10 @@ def grounding_rich(
     """A grounding check as a ``rich`` renderable: ``Console().print(grounding_rich(...))``.
 
     ``sources`` name the cited sources (``title``, ``source``/``uri`` metadata);
-    ``min_support_score`` adds a passed/failed verdict.
+    ``min_support_score`` adds the passed/failed verdict of the pass mark (``pass_mark``).
     """
     text = annotate_grounding(result, sources, weak_below=weak_below)
-    return annotated_rich(text, min_score=min_support_score)
+    return annotated_rich(text, verdict=shown_verdict(result, min_support_score))
 
 
 def answer_rich(answer: GroundedAnswer) -> RenderableType:

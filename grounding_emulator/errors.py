@@ -9,7 +9,8 @@ Hierarchy::
     ├── FailedPrecondition        FAILED_PRECONDITION: the resource is not ready (e.g. no index)
     ├── JudgeError                INTERNAL: a grounding judge failed or broke its Protocol
     ├── CorpusError               a corpus cannot be read or ingested (CLI and store, not gRPC)
-    └── JudgeScriptError          a judge script file is invalid (CLI, not gRPC)
+    ├── JudgeScriptError          a judge script file is invalid (CLI, not gRPC)
+    └── ListenError               the server cannot listen on its host and port (not gRPC)
 
 Engines stay free of gRPC: they raise these; ``handlers.py`` maps them to gRPC statuses in one
 place. Messages name the field and the rule, e.g. ``page_size must be >= 0, got -1``.
@@ -25,6 +26,7 @@ __all__ = [
     "InvalidArgument",
     "JudgeError",
     "JudgeScriptError",
+    "ListenError",
     "NotFound",
 ]
 
@@ -81,3 +83,10 @@ class JudgeScriptError(EmulatorError):
     the file and the entry."""
 
     code = "INVALID_ARGUMENT"
+
+
+class ListenError(EmulatorError):
+    """The server cannot listen on its host and port (in use, not this machine's, not
+    allowed); the message names the address and the reason."""
+
+    code = "UNAVAILABLE"

@@ -11,6 +11,7 @@ from .callbacks import AsyncGroundingCallbackHandler, GroundingCallbackHandler
 from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
 from .discovery_engine_retriever import DiscoveryEngineRetriever
 from .documents import chunk_to_document
+from .extractive_chat_model import ExtractiveChatModel
 from .grounded_chain import GroundedChain, with_grounding
 from .grounding_checker import GroundingChecker
 from .question_condenser import QuestionCondenser
@@ -23,6 +24,7 @@ __all__ = [
     "DiscoveryEngineAnswer",
     "DiscoveryEngineRetriever",
     "DiscoveryEngineSummary",
+    "ExtractiveChatModel",
     "GroundedChain",
     "GroundingCallbackHandler",
     "GroundingChecker",

@@ -66,7 +66,9 @@ class GroundingChecker(
         citation_threshold (0..1, default 0.6), enable_claim_level_score, user_labels (Google's
             label rules: at most 64, lowercase keys and values of at most 63 characters):
             passed to the API.
-        min_support_score (default 0.6): below it the answer counts as ungrounded.
+        min_support_score (default 1.0, ``DEFAULT_MIN_SUPPORT_SCORE``): the pass mark; the
+            answer passes when every checked claim is supported or its support score reaches
+            it (lower it, e.g. to 0.6, to let partly grounded answers pass).
         on_ungrounded: ``"annotate"`` (default: return it with the report), ``"raise"``
             (``UngroundedAnswerError``) or ``"fallback"`` (replace the answer by
             ``fallback_answer``; the original stays under ``"original_answer"``).
@@ -161,6 +163,18 @@ class GroundingChecker(
         return await self._check.acheck(answer_text(answer), *checked_documents(documents))
 
     def _unpack(self, input: Any) -> tuple[dict[str, Any], str, list[Document | str]]:
+        if isinstance(input, str | BaseMessage):
+            # `prompt | llm | StrOutputParser() | checker`: the answer came without its
+            # documents (StrOutputParser gives a str subclass, langchain_core's TextAccessor).
+            kind = "a string" if isinstance(input, str) else f"a message, {type(input).__name__}"
+            raise InputError(
+                f"GroundingChecker got the answer alone ({kind}), without the documents to "
+                "check it against: pass a dict with both, e.g. RunnableParallel(documents="
+                "retriever, question=RunnablePassthrough()).assign(answer=prompt | llm | "
+                "StrOutputParser()) | checker, or wrap the whole chain: with_grounding(chain, "
+                "checker) checks its answer against what its retrievers returned",
+                field="input",
+            )
         if not isinstance(input, Mapping):
             raise InputError(
                 "GroundingChecker takes a dict with the answer and its documents, e.g. "

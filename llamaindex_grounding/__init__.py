@@ -15,6 +15,7 @@ from .discovery_engine_chat_engine import DiscoveryEngineChatEngine
 from .discovery_engine_retriever import DiscoveryEngineRetriever
 from .discovery_engine_search_summary_query_engine import DiscoveryEngineSearchSummaryQueryEngine
 from .events import GroundingCheckEndEvent, GroundingCheckStartEvent, SearchResponseEvent
+from .extractive_llm import ExtractiveLLM
 from .grounded_query_engine import GroundedQueryEngine
 from .grounding_evaluation_result import GroundingEvaluationResult
 from .grounding_evaluator import GroundingEvaluator
@@ -28,6 +29,7 @@ __all__ = [
     "DiscoveryEngineChatEngine",
     "DiscoveryEngineRetriever",
     "DiscoveryEngineSearchSummaryQueryEngine",
+    "ExtractiveLLM",
     "GroundedQueryEngine",
     "GroundingCheckEndEvent",
     "GroundingCheckStartEvent",

@@ -55,7 +55,9 @@ class GroundedQueryEngine(BaseQueryEngine):
         citation_threshold (0..1, default 0.6), enable_claim_level_score, user_labels (Google's
             label rules: at most 64, lowercase keys and values of at most 63 characters):
             passed to the API.
-        min_support_score (default 0.6): below it the answer counts as ungrounded.
+        min_support_score (default 1.0, ``DEFAULT_MIN_SUPPORT_SCORE``): the pass mark; the
+            answer passes when every checked claim is supported or its support score reaches
+            it (lower it, e.g. to 0.6, to let partly grounded answers pass).
         on_ungrounded: ``"annotate"`` (default: return it with the result), ``"raise"``
             (``UngroundedAnswerError``) or ``"fallback"`` (replace the answer by
             ``fallback_answer``; the original goes to ``metadata["original_answer"]``).

@@ -19,6 +19,8 @@ from grounding_core import (
     DiscoveryEngineConnectionArgs,
     GroundingReport,
     InputError,
+    format_score,
+    grounding_verdict,
 )
 
 from ._checking import NodeGroundingChecker, checked_nodes
@@ -34,10 +36,10 @@ def grounding_feedback(report: GroundingReport[Any]) -> str:
     """
     if report.result is None:
         return f"The grounding check failed: {report.error}"
-    score = report.support_score
     head = (
-        f"Support score {score:.2f} (at least {report.min_support_score:.2f} needed)"
-        if score is not None
+        f"Support score {format_score(report.support_score)}, "
+        f"{grounding_verdict(report.result, report.min_support_score)[1]}"
+        if report.support_score is not None
         else "The service returned no support score"
     )
     unsupported = report.unsupported_claims
@@ -60,7 +62,9 @@ class GroundingEvaluator(BaseEvaluator):
         citation_threshold (0..1, default 0.6), enable_claim_level_score, user_labels (Google's
             label rules: at most 64, lowercase keys and values of at most 63 characters):
             passed to the API.
-        min_support_score (default 0.6): ``passing`` is ``support score >= min_support_score``.
+        min_support_score (default 1.0, ``DEFAULT_MIN_SUPPORT_SCORE``): ``passing`` is
+            the pass mark: every checked claim supported, or the support score reaches it
+            (lower it, e.g. to 0.6, to let partly grounded responses pass).
         project_id, location, grounding_config, and the connection (emulator_host,
         credentials, client_options, timeout, retry).
 

@@ -14,13 +14,22 @@ The test corpus (``test-docs``, also served as engine ``test-app``):
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from grounding_core import DeveloperKnowledgeClients, DiscoveryEngineClients, DiscoveryEngineTarget
+from grounding_core import (
+    GROUNDING_DATA_STORE,
+    DeveloperKnowledgeClients,
+    DiscoveryEngineClients,
+    DiscoveryEngineTarget,
+)
 from grounding_emulator import CorpusStore, EmulatorServer
+
+# A default data store pasted from `grounding serve` must not change what the tests target.
+os.environ.pop(GROUNDING_DATA_STORE, None)
 
 TEST_DATA_STORE = "test-docs"
 TEST_ENGINE = "test-app"

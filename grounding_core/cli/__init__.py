@@ -15,8 +15,9 @@ Python docs as ``python-docs`` (engine ``python-docs-app``) unless ``--no-builti
 (``--project``, ``--location``, ``--emulator-host``, ``--timeout``) and talk to the emulator
 named by ``--emulator-host`` or ``$DISCOVERYENGINE_EMULATOR_HOST``, else to Google Cloud.
 
-An error is one line on stderr (``-vv`` logs the details) and exit status 2; ``check
---fail-under SCORE`` exits with 1 when the answer's support score is below ``SCORE``.
+An error is one line on stderr (``-vv`` logs the details) and exit status 2; ``check`` exits
+with 1 when the answer fails the pass mark (an unsupported claim, unless ``--fail-under SCORE``
+is reached).
 
 >>> main(["check", "--help"])  # doctest: +SKIP
 """

@@ -30,6 +30,7 @@ from grounding_core.terminal import grounding_rich
 
 from .connection import discovery_engine_connection
 from .errors import UsageError
+from .inputs import read_text
 from .output import note_console, write_html, write_json
 from .query_commands import search
 
@@ -43,7 +44,7 @@ def read_answer(args: argparse.Namespace) -> str:
     if args.answer_file is not None and args.answer is not None:
         raise UsageError("give the answer once: as an argument or with --answer-file, not both")
     if args.answer_file not in (None, "-"):
-        text = Path(args.answer_file).read_text(encoding="utf-8")
+        text = read_text("--answer-file", args.answer_file)
     elif args.answer is not None and args.answer != "-":
         text = args.answer
     elif args.answer == "-" or args.answer_file == "-" or not sys.stdin.isatty():
@@ -68,7 +69,7 @@ def _fact(value: Any, where: str) -> GroundingSource:
 
 def facts_from_file(path: Path) -> list[GroundingSource]:
     """The facts of one file (see the module docstring for the formats)."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text("--facts", path)
     if path.suffix == ".jsonl":
         facts = []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -103,7 +104,7 @@ def _sources(args: argparse.Namespace) -> list[GroundingSource]:
     for name in args.facts or []:
         sources += facts_from_file(Path(name))
     if args.search:
-        chunks = search(args, args.search, args.k)
+        chunks, _ = search(args, args.search, args.k)
         sources += [grounding_source(c.content, chunk_metadata(c)) for c in chunks]
     if not sources:
         raise UsageError("no facts to check against: give --fact TEXT, --facts FILE or --search")
@@ -111,7 +112,9 @@ def _sources(args: argparse.Namespace) -> list[GroundingSource]:
 
 
 def run_check(args: argparse.Namespace, console: Console) -> int:
-    """Check the answer; print the report; exit 1 if ``--fail-under`` is not reached."""
+    """Check the answer; print the report; exit 1 if it fails the pass mark (as a linter does:
+    every checked claim supported, or ``--fail-under SCORE`` reached; ``--fail-under 0`` never
+    fails)."""
     answer = read_answer(args)
     sources = _sources(args)
     minimum = DEFAULT_MIN_SUPPORT_SCORE if args.fail_under is None else args.fail_under
@@ -142,6 +145,4 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
     if args.html:
         html = report.html(question=args.question or args.search, weak_below=args.weak_below)
         write_html(args.html, html, note_console(console, json_output=args.json))
-    if args.fail_under is not None and not report.passed:
-        return 1
-    return 0
+    return 0 if report.passed else 1

@@ -4,70 +4,77 @@ The flags mirror the Python settings (``project_id`` -> ``--project``, ``data_st
 ``--data-store``, ``emulator_host`` -> ``--emulator-host``...) and go to the same
 ``DiscoveryEngineConnection.create`` the adapters use, with the same defaults (timeout, retry
 policy, project resolution). An emulator address (the flag, else
-``$DISCOVERYENGINE_EMULATOR_HOST`` / ``$DEVELOPERKNOWLEDGE_EMULATOR_HOST``) is probed first, so
-that a stopped emulator is one clear error instead of a minute of retries.
+``$DISCOVERYENGINE_EMULATOR_HOST`` / ``$DEVELOPERKNOWLEDGE_EMULATOR_HOST``) is read by the core's
+``emulator_address`` (``http://`` and ``grpc://`` prefixes accepted), and a stopped emulator is
+one clear error within seconds (``grounding_core.clients``), not a minute of retries.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import socket
 
 from grounding_core.clients import DEVELOPERKNOWLEDGE_EMULATOR_HOST, DISCOVERYENGINE_EMULATOR_HOST
-from grounding_core.connection import DeveloperKnowledgeConnection, DiscoveryEngineConnection
+from grounding_core.connection import (
+    GROUNDING_DATA_STORE,
+    DeveloperKnowledgeConnection,
+    DiscoveryEngineConnection,
+    default_data_store,
+)
 from grounding_core.errors import ConfigurationError
-from grounding_core.settings import DEFAULT_RETRY, DiscoveryEngineTarget, RetryPolicy
+from grounding_core.settings import (
+    DEFAULT_RETRY,
+    DiscoveryEngineTarget,
+    RetryPolicy,
+    emulator_address,
+    resolve_project,
+)
 
 __all__ = [
     "BUILTIN_DATA_STORE",
     "developer_knowledge_connection",
     "discovery_engine_connection",
-    "probe_emulator",
     "target",
+    "target_label",
 ]
 
-_PROBE_SECONDS = 3.0
 BUILTIN_DATA_STORE = "python-docs"
 """The emulator's built-in data store, the default target on the emulator (the core does not
 import the emulator: tests/distribution checks that this agrees with ``grounding_emulator``'s)."""
 
 
-def probe_emulator(address: str, env_var: str) -> None:
-    """Raise ``ConfigurationError`` unless something accepts connections on ``address``."""
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit():
-        raise ConfigurationError(
-            f"emulator address {address!r} is not HOST:PORT (for example 127.0.0.1:8123)"
-        )
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=_PROBE_SECONDS):
-            pass
-    except OSError as exc:
-        raise ConfigurationError(
-            f"no emulator answers on {address} ({exc.strerror or exc}): start one with "
-            f"`grounding serve`, or unset {env_var} and drop --emulator-host to use Google Cloud"
-        ) from exc
-
-
 def _emulator_host(args: argparse.Namespace, env_var: str) -> str | None:
-    host: str | None = args.emulator_host or os.environ.get(env_var) or None
-    if host is not None:
-        probe_emulator(host, env_var)
-    return host
+    # The core parses the address and fails at once when nothing answers there.
+    if args.emulator_host:
+        return emulator_address(args.emulator_host, "--emulator-host")
+    from_env = os.environ.get(env_var)
+    return emulator_address(from_env, f"${env_var}") if from_env else None
 
 
 def _retry(args: argparse.Namespace) -> RetryPolicy | None:
     return None if args.no_retry else DEFAULT_RETRY
 
 
+def _project(args: argparse.Namespace, emulator_host: str | None) -> str:
+    """``--project``, else the core's resolution, whose error is reworded in flags."""
+    try:
+        return resolve_project(args.project, emulator=emulator_host is not None)
+    except ConfigurationError as exc:
+        raise ConfigurationError(
+            "no Google Cloud project: give --project ID, set GOOGLE_CLOUD_PROJECT, or run "
+            "`gcloud auth application-default login` with a project; or use the emulator "
+            "(`grounding serve`, then --emulator-host HOST:PORT)"
+        ) from exc
+
+
 def discovery_engine_connection(args: argparse.Namespace) -> DiscoveryEngineConnection:
     """The Discovery Engine connection of ``--project``, ``--location``, ``--emulator-host``,
     ``--timeout`` and ``--no-retry``."""
+    emulator_host = _emulator_host(args, DISCOVERYENGINE_EMULATOR_HOST)
     return DiscoveryEngineConnection.create(
-        project_id=args.project,
+        project_id=_project(args, emulator_host),
         location=args.location,
-        emulator_host=_emulator_host(args, DISCOVERYENGINE_EMULATOR_HOST),
+        emulator_host=emulator_host,
         timeout=args.timeout,
         retry=_retry(args),
     )
@@ -87,14 +94,16 @@ def target(
 ) -> DiscoveryEngineTarget:
     """The data store (``--data-store``) or engine (``--engine``) to search or ask.
 
-    On the emulator the default is its built-in ``python-docs`` data store; on Google Cloud one
-    of the two flags is required.
+    Neither given: the data store ``$GROUNDING_DATA_STORE`` names (``grounding serve`` prints
+    the line that sets it), else on the emulator its built-in ``python-docs``; on Google Cloud
+    one of them is required.
     """
     data_store = args.data_store
-    if data_store is None and args.engine_id is None:
+    if data_store is None and args.engine_id is None and default_data_store() is None:
         if not connection.clients.uses_emulator:
             raise ConfigurationError(
-                "give --data-store ID or --engine ID (the data store or app to use)"
+                "give --data-store ID or --engine ID (the data store or app to use), or set "
+                f"{GROUNDING_DATA_STORE}=ID"
             )
         data_store = BUILTIN_DATA_STORE
     return connection.target(
@@ -103,3 +112,17 @@ def target(
         collection=args.collection,
         serving_config_id=args.serving_config,
     )
+
+
+def target_label(args: argparse.Namespace, searched: DiscoveryEngineTarget) -> str:
+    """What was searched or asked, and why when no flag named it: ``data store kb
+    ($GROUNDING_DATA_STORE)``, ``data store python-docs (the emulator's built-in; name another
+    with --data-store ID)``."""
+    if searched.engine is not None:
+        return f"engine {searched.engine}"
+    label = f"data store {searched.data_store}"
+    if args.data_store is not None:
+        return label
+    if default_data_store() is not None:
+        return f"{label} (${GROUNDING_DATA_STORE})"
+    return f"{label} (the emulator's built-in; name another with --data-store ID)"

@@ -34,11 +34,17 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from grounding_core.clients import DEVELOPERKNOWLEDGE_EMULATOR_HOST, DISCOVERYENGINE_EMULATOR_HOST
+from grounding_core.connection import GROUNDING_DATA_STORE
+
+from .connection import BUILTIN_DATA_STORE
 from .errors import UsageError
+from .inputs import existing_path
 
 if TYPE_CHECKING:
     from grounding_emulator.corpus.datastore import ProgressCallback
     from grounding_emulator.corpus.store import CorpusStore
+    from grounding_emulator.wire.server import EmulatorServer
 
 __all__ = ["default_state_dir", "run_ingest", "run_serve"]
 
@@ -77,13 +83,14 @@ def _store_id_for(path: Path) -> str:
 
 
 def _corpora(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """``(data store id, path)`` of each ``--corpus``; a missing path is an error naming it."""
     corpora: list[tuple[str, Path]] = []
     for value in args.corpus or []:
         key, sep, rest = value.partition("=")
         if sep and key and rest and not Path(value).exists():
-            corpora.append((key, Path(rest)))
+            corpora.append((key, existing_path("--corpus", rest)))
         else:
-            path = Path(value)
+            path = existing_path("--corpus", value)
             corpora.append((args.data_store or _store_id_for(path), path))
     if args.data_store and len(corpora) > 1:
         raise UsageError("--data-store names one corpus; with several, write --corpus ID=PATH")
@@ -118,12 +125,20 @@ def _store(args: argparse.Namespace) -> CorpusStore:
     return CorpusStore(state_dir, max_chunk_chars=args.max_chunk_chars)
 
 
-def _ingest_all(args: argparse.Namespace, console: Console, *, builtin: bool) -> CorpusStore:
-    store = _store(args)
+def _ingest_all(
+    args: argparse.Namespace,
+    console: Console,
+    store: CorpusStore,
+    corpora: list[tuple[str, Path]],
+    *,
+    builtin: bool,
+) -> None:
+    from grounding_emulator.corpus.reading import describe_skipped, skipped_files
+
     if builtin:
-        with _progress(console, "python-docs") as report:
+        with _progress(console, BUILTIN_DATA_STORE) as report:
             store.add_builtin(on_progress=report)
-    for data_store_id, path in _corpora(args):
+    for data_store_id, path in corpora:
         with _progress(console, data_store_id) as report:
             snapshot = store.ingest(
                 data_store_id,
@@ -136,7 +151,10 @@ def _ingest_all(args: argparse.Namespace, console: Console, *, builtin: bool) ->
             f"[green]data store[/] {data_store_id}: {len(snapshot.documents)} documents, "
             f"{len(snapshot.chunks)} chunks"
         )
-    return store
+        skipped = skipped_files(path) if path.is_dir() else ()
+        if skipped:
+            note = describe_skipped(path, skipped)
+            console.print(note, markup=False, highlight=False, soft_wrap=True)
 
 
 def run_serve(args: argparse.Namespace, console: Console) -> int:
@@ -146,13 +164,15 @@ def run_serve(args: argparse.Namespace, console: Console) -> int:
 
 
 def _serve(args: argparse.Namespace, console: Console) -> int:
+    from grounding_emulator.errors import ListenError
     from grounding_emulator.grounding.scripted import ScriptedJudge
     from grounding_emulator.wire.server import DEFAULT_PORT, EmulatorServer
 
+    # Every check that can fail at once comes before the (long) ingest: the judge script, the
+    # corpus paths, the host, and the port (bound first: a busy one is known in a moment).
     judge = ScriptedJudge.from_file(args.judge_script) if args.judge_script else None
-    store = _ingest_all(args, console, builtin=not args.no_builtin)
-    for engine_id, data_store_id in args.engine or []:
-        store.add_engine(engine_id, data_store_id)
+    corpora = _corpora(args)
+    store = _store(args)
     server = EmulatorServer(
         store,
         judge=judge,
@@ -161,7 +181,29 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         allow_remote=args.allow_remote,
         developer_knowledge_data_store=args.developer_knowledge_store,
     )
-    server.start()
+    try:
+        server.start()
+    except ListenError as exc:
+        raise UsageError(
+            f"{exc} (another `grounding serve`?): give another port with --port PORT, or "
+            "--port 0 for any free one"
+        ) from exc
+    try:
+        return _serve_until_stopped(args, console, server, corpora)
+    finally:
+        server.stop()
+
+
+def _serve_until_stopped(
+    args: argparse.Namespace,
+    console: Console,
+    server: EmulatorServer,
+    corpora: list[tuple[str, Path]],
+) -> int:
+    store = server.store
+    _ingest_all(args, console, store, corpora, builtin=not args.no_builtin)
+    for engine_id, data_store_id in args.engine or []:
+        store.add_engine(engine_id, data_store_id)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         server.stop()
@@ -179,20 +221,48 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
             data_store_id, str(len(snapshot.documents)), str(len(snapshot.chunks)), engines
         )
     console.print(table)
-    if judge is not None:
-        console.print(f"grounding verdicts scripted by {args.judge_script}: {judge!r}")
-    console.print(
-        f"export DISCOVERYENGINE_EMULATOR_HOST={server.address} "
-        f"DEVELOPERKNOWLEDGE_EMULATOR_HOST={server.address}",
-        soft_wrap=True,
+    if args.judge_script:
+        console.print(f"grounding verdicts scripted by {args.judge_script}: {server.judge!r}")
+    default, note = _default_data_store(store, [d for d, _ in corpora])
+    export = (
+        f"export {DISCOVERYENGINE_EMULATOR_HOST}={server.address} "
+        f"{DEVELOPERKNOWLEDGE_EMULATOR_HOST}={server.address}"
     )
+    if default is not None:
+        export += f" {GROUNDING_DATA_STORE}={default}"
+    console.print(note, markup=False, highlight=False, soft_wrap=True)
+    console.print(export, markup=False, highlight=False, soft_wrap=True)
     try:
         server.wait_for_termination()
     except KeyboardInterrupt:
         console.print("stopping")
-    finally:
-        server.stop()
     return 0
+
+
+def _default_data_store(store: CorpusStore, corpora: list[str]) -> tuple[str | None, str]:
+    """The data store that searches naming none should use, and a line saying so.
+
+    One ``--corpus``: it (the user's own folder is what they mean to search); none: the
+    built-in one if served. With several there is no right guess: none is set, and a search
+    naming none goes to the emulator's built-in data store (its output says so), or fails
+    listing the served ones when that is not served.
+    """
+    served = ", ".join(store.data_store_ids) or "none"
+    if len(set(corpora)) == 1:
+        chosen: str | None = corpora[0]
+    elif not corpora and BUILTIN_DATA_STORE in store.data_store_ids:
+        chosen = BUILTIN_DATA_STORE
+    else:
+        chosen = None
+    if chosen is not None:
+        return chosen, (
+            f"data stores: {served}; the line below makes {chosen} the default of the "
+            "`grounding` command and of Python clients that name no data store"
+        )
+    return None, (
+        f"data stores: {served}; name one with --data-store ID (Python: data_store_id=...), "
+        f"or add {GROUNDING_DATA_STORE}=ID to the line below to make it the default"
+    )
 
 
 def run_ingest(args: argparse.Namespace, console: Console) -> int:
@@ -200,5 +270,5 @@ def run_ingest(args: argparse.Namespace, console: Console) -> int:
     if not args.corpus:
         raise UsageError("ingest needs --corpus PATH")
     with _emulator("ingest"):
-        _ingest_all(args, console, builtin=False)
+        _ingest_all(args, console, _store(args), _corpora(args), builtin=False)
     return 0

@@ -5,9 +5,13 @@ settings are (``--project``, ``--location``, ``--data-store``, ``--engine``,
 from __future__ import annotations
 
 import argparse
+import inspect
+import re
 from importlib import metadata
+from typing import Any
 
 from grounding_core.annotate import DEFAULT_WEAK_BELOW
+from grounding_core.connection import GROUNDING_DATA_STORE
 from grounding_core.settings import (
     DEFAULT_COLLECTION,
     DEFAULT_GROUNDING_CONFIG,
@@ -18,6 +22,7 @@ from grounding_core.settings import (
 from grounding_core.specs import DEFAULT_CITATION_THRESHOLD, DEFAULT_MAX_RETURN_RESULTS
 
 from .check_command import run_check
+from .connection import BUILTIN_DATA_STORE
 from .emulator_commands import default_state_dir, run_ingest, run_serve
 from .query_commands import DEVELOPER_KNOWLEDGE, run_answer, run_search
 
@@ -37,8 +42,42 @@ Google's grounding APIs from the command line, on the local emulator or on Googl
 
 search, answer and check use the emulator named by --emulator-host or
 $DISCOVERYENGINE_EMULATOR_HOST, else Google Cloud (application default credentials).
-Exit status: 0 ok, 1 check below --fail-under, 2 error, 130 interrupted.
+Exit status: 0 ok, 1 check failed the pass mark, 2 error, 130 interrupted.
 """
+
+
+_REST_LITERAL = re.compile(r"``(.+?)``")
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions as written; every option's default after its help (``(default: 5)``),
+    unless the help says it or there is none to say (``None``, a flag's ``False``)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (
+            action.option_strings
+            and action.default not in (None, False, argparse.SUPPRESS)
+            and "default" not in text
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
+def _plain(text: str | None) -> str | None:
+    """A docstring as help text: reST literals (``--corpus``) as plain text."""
+    return None if text is None else _REST_LITERAL.sub(r"\1", inspect.cleandoc(text))
+
+
+def _command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    description: str | None,
+    **options: Any,
+) -> argparse.ArgumentParser:
+    return commands.add_parser(
+        name, description=_plain(description), formatter_class=_HelpFormatter, **options
+    )
 
 
 def _version() -> str:
@@ -75,17 +114,12 @@ def _connection_args(parser: argparse.ArgumentParser) -> None:
         help="the emulator (default: $DISCOVERYENGINE_EMULATOR_HOST; unset: Google Cloud)",
     )
     group.add_argument(
-        "--project", help="Google Cloud project (default: $GOOGLE_CLOUD_PROJECT or ADC's)"
+        "--project",
+        help="Google Cloud project (default: $GOOGLE_CLOUD_PROJECT, else the credentials'; "
+        "any on the emulator)",
     )
-    group.add_argument(
-        "--location", default=DEFAULT_LOCATION, help="global, us or eu (default: global)"
-    )
-    group.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        help=f"seconds per attempt (default: {DEFAULT_TIMEOUT:g})",
-    )
+    group.add_argument("--location", default=DEFAULT_LOCATION, help="global, us or eu")
+    group.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per attempt")
     group.add_argument("--no-retry", action="store_true", help="do not retry transient failures")
 
 
@@ -93,22 +127,21 @@ def _target_args(parser: argparse.ArgumentParser, *, api: bool) -> None:
     group = parser.add_argument_group("what to search")
     which = group.add_mutually_exclusive_group()
     which.add_argument(
-        "--data-store", metavar="ID", help="data store id (emulator default: python-docs)"
+        "--data-store",
+        metavar="ID",
+        help=f"data store id (default: ${GROUNDING_DATA_STORE}; unset: {BUILTIN_DATA_STORE} on "
+        "the emulator, required on Google Cloud)",
     )
     which.add_argument("--engine", dest="engine_id", metavar="ID", help="engine (app) id")
     group.add_argument(
-        "--collection",
-        default=DEFAULT_COLLECTION,
-        metavar="ID",
-        help=f"collection id (default: {DEFAULT_COLLECTION})",
+        "--collection", default=DEFAULT_COLLECTION, metavar="ID", help="collection id"
     )
     group.add_argument(
-        "--serving-config",
-        default=DEFAULT_SERVING_CONFIG,
-        metavar="ID",
-        help=f"serving config id (default: {DEFAULT_SERVING_CONFIG})",
+        "--serving-config", default=DEFAULT_SERVING_CONFIG, metavar="ID", help="serving config id"
     )
-    group.add_argument("--filter", default="", help='e.g. category: ANY("statements")')
+    group.add_argument(
+        "--filter", default="", help='a filter expression, e.g. category: ANY("statements")'
+    )
     if api:
         group.add_argument(
             "--api",
@@ -136,26 +169,43 @@ def _corpus_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--data-store", help="data store id of the corpus (default: its name)")
     parser.add_argument(
-        "--state-dir", help=f"where indexes are kept (default {default_state_dir()})"
+        "--state-dir", help=f"where indexes are kept (default: {default_state_dir()})"
     )
     parser.add_argument("--no-state", action="store_true", help="keep indexes in memory only")
-    parser.add_argument("--base-uri", help="URI prefix of folder documents (default file://)")
-    parser.add_argument("--max-chunk-chars", type=int, default=1000, help="chunk size limit")
+    parser.add_argument(
+        "--base-uri", help="URI prefix of folder documents (default: their file:// URIs)"
+    )
+    parser.add_argument(
+        "--max-chunk-chars", type=int, default=1000, help="chunk size limit, in characters"
+    )
 
 
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    serve = commands.add_parser("serve", help="run the emulator", description=run_serve.__doc__)
+    serve = _command(commands, "serve", run_serve.__doc__, help="run the emulator")
     _corpus_args(serve)
-    serve.add_argument("--engine", action="append", type=_engine_pair, metavar="ENGINE=DATASTORE")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, help="port to listen on (default: the emulator's, 8123)")
+    serve.add_argument(
+        "--engine",
+        action="append",
+        type=_engine_pair,
+        metavar="ENGINE=DATASTORE",
+        help="also serve data store DATASTORE as engine (app) ENGINE; repeatable (default: "
+        "none but the built-in's app, unless --no-builtin)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument(
+        "--port",
+        type=int,
+        help="port to listen on; 0: any free one (default: the emulator's, 8123)",
+    )
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a non-loopback --host (no auth!)"
     )
-    serve.add_argument("--no-builtin", action="store_true", help="do not serve python-docs")
+    serve.add_argument(
+        "--no-builtin", action="store_true", help=f"do not serve {BUILTIN_DATA_STORE}"
+    )
     serve.add_argument(
         "--developer-knowledge-store",
-        default="python-docs",
+        default=BUILTIN_DATA_STORE,
         metavar="ID",
         help="data store behind the Developer Knowledge service",
     )
@@ -167,8 +217,8 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     serve.set_defaults(run=run_serve)
 
-    ingest = commands.add_parser(
-        "ingest", help="build and persist the index of a corpus", description=run_ingest.__doc__
+    ingest = _command(
+        commands, "ingest", run_ingest.__doc__, help="build and persist the index of a corpus"
     )
     _corpus_args(ingest)
     ingest.add_argument("--force", action="store_true", help="re-ingest even if unchanged")
@@ -176,16 +226,21 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    search = commands.add_parser("search", help="search chunks", description=run_search.__doc__)
-    search.add_argument("query")
+    search = _command(commands, "search", run_search.__doc__, help="search chunks")
+    search.add_argument("query", help="what to search for")
+    search.add_argument("-k", "--k", type=int, default=CLI_K, help="number of results")
     search.add_argument(
-        "-k", "--k", type=int, default=CLI_K, help=f"number of results (default {CLI_K})"
+        "--search-mode",
+        "--mode",
+        choices=("chunks", "documents"),
+        default="chunks",
+        help="return chunks or whole documents",
     )
     search.add_argument(
-        "--search-mode", "--mode", choices=("chunks", "documents"), default="chunks"
-    )
-    search.add_argument(
-        "--relevance-threshold", choices=("lowest", "low", "medium", "high"), default=None
+        "--relevance-threshold",
+        choices=("lowest", "low", "medium", "high"),
+        default=None,
+        help="drop results below this relevance (default: the service's)",
     )
     search.add_argument(
         "--summary",
@@ -198,15 +253,15 @@ def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.Argumen
     _output_args(search, html=False)
     search.set_defaults(run=run_search, markdown=False)
 
-    answer = commands.add_parser(
-        "answer", help="answer a question with citations", description=run_answer.__doc__
+    answer = _command(
+        commands, "answer", run_answer.__doc__, help="answer a question with citations"
     )
-    answer.add_argument("query")
+    answer.add_argument("query", help="the question")
     answer.add_argument(
         "--max-return-results",
         type=int,
         default=DEFAULT_MAX_RETURN_RESULTS,
-        help=f"chunks the answer may use (default: {DEFAULT_MAX_RETURN_RESULTS})",
+        help="chunks the answer may use",
     )
     _target_args(answer, api=True)
     _connection_args(answer)
@@ -215,10 +270,11 @@ def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.Argumen
 
 
 def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    check = commands.add_parser(
+    check = _command(
+        commands,
         "check",
+        run_check.__doc__,
         help="check an answer against facts",
-        description=run_check.__doc__,
         epilog="Fact files: .jsonl (one {text, title, source} per line), .json (a list), "
         "or text (one fact per paragraph).",
     )
@@ -237,33 +293,32 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     facts.add_argument(
         "--search", metavar="QUERY", help="facts: the top -k chunks of a search for QUERY"
     )
-    facts.add_argument(
-        "-k", "--k", type=int, default=CLI_K, help=f"chunks for --search (default {CLI_K})"
-    )
+    facts.add_argument("-k", "--k", type=int, default=CLI_K, help="chunks for --search")
     check.add_argument(
         "--citation-threshold",
         type=_score,
         default=DEFAULT_CITATION_THRESHOLD,
-        help=f"cite facts scoring at least this (default {DEFAULT_CITATION_THRESHOLD})",
+        help="cite facts scoring at least this",
     )
     check.add_argument(
         "--weak-below",
         type=_score,
         default=DEFAULT_WEAK_BELOW,
-        help=f"supported claims scoring below this show as weak (default {DEFAULT_WEAK_BELOW})",
+        help="supported claims scoring below this show as weak",
     )
     check.add_argument(
         "--fail-under",
         type=_score,
         metavar="SCORE",
-        help="exit with status 1 when the support score is below SCORE",
+        help="pass the answer when its support score reaches SCORE (default: only when every "
+        "checked claim is supported); a failing answer exits with status 1, so 0 never fails",
     )
     check.add_argument("--question", help="the question the answer answers (for the report)")
     check.add_argument(
         "--grounding-config",
         default=DEFAULT_GROUNDING_CONFIG,
         metavar="ID",
-        help=f"grounding config id (default: {DEFAULT_GROUNDING_CONFIG})",
+        help="grounding config id",
     )
     _target_args(check, api=False)
     check.set_defaults(api="discovery-engine", search_mode="chunks", relevance_threshold=None)

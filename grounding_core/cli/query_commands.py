@@ -13,6 +13,7 @@ from rich.table import Table
 
 from grounding_core.answering import DeveloperKnowledgeAnswerQuery, DiscoveryEngineAnswerQuery
 from grounding_core.html_report import answer_html
+from grounding_core.pass_mark import format_score
 from grounding_core.records import GroundedAnswer, SourceChunk
 from grounding_core.render import answer_markdown
 from grounding_core.retrieval import DeveloperKnowledgeChunkSearch, DiscoveryEngineChunkSearch
@@ -20,7 +21,12 @@ from grounding_core.specs import AnswerSpec, ChunkSearchSpec
 from grounding_core.summaries import DiscoveryEngineSearchSummary, SummarySpec
 from grounding_core.terminal import answer_rich
 
-from .connection import developer_knowledge_connection, discovery_engine_connection, target
+from .connection import (
+    developer_knowledge_connection,
+    discovery_engine_connection,
+    target,
+    target_label,
+)
 from .errors import UsageError
 from .output import note_console, write_html, write_json
 
@@ -39,14 +45,18 @@ def _search_spec(args: argparse.Namespace, k: int) -> ChunkSearchSpec:
     )
 
 
-def search(args: argparse.Namespace, query: str, k: int) -> list[SourceChunk]:
-    """The top ``k`` chunks for ``query`` on the API and the target the flags name."""
+def search(args: argparse.Namespace, query: str, k: int) -> tuple[list[SourceChunk], str]:
+    """The top ``k`` chunks for ``query`` on the API and the target the flags name, and what
+    was searched (``target_label``)."""
     if args.api == DEVELOPER_KNOWLEDGE:
         with closing(developer_knowledge_connection(args)) as dk:
-            return DeveloperKnowledgeChunkSearch.create(dk, k=k, filter=args.filter).search(query)
+            searching = DeveloperKnowledgeChunkSearch.create(dk, k=k, filter=args.filter)
+            return searching.search(query), "the Developer Knowledge API"
     with closing(discovery_engine_connection(args)) as connection:
         spec = _search_spec(args, k)
-        return DiscoveryEngineChunkSearch(connection, target(args, connection), spec).search(query)
+        searched = target(args, connection)
+        chunks = DiscoveryEngineChunkSearch(connection, searched, spec).search(query)
+        return chunks, target_label(args, searched)
 
 
 def _summary(args: argparse.Namespace) -> GroundedAnswer:
@@ -76,14 +86,15 @@ def _print_answer(args: argparse.Namespace, console: Console, answer: GroundedAn
         console.print(answer_rich(answer))
 
 
-def _chunk_table(query: str, chunks: list[SourceChunk]) -> Table:
-    table = Table(title=f"{len(chunks)} results for {escape(repr(query))}")
+def _chunk_table(query: str, chunks: list[SourceChunk], searched: str) -> Table:
+    title = f"{len(chunks)} results for {escape(repr(query))} in {escape(searched)}"
+    table = Table(title=title)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     table.add_column("title / uri")
     table.add_column("content")
     for number, chunk in enumerate(chunks, start=1):
-        score = f"{chunk.relevance_score:.3f}" if chunk.relevance_score is not None else ""
+        score = format_score(chunk.relevance_score) if chunk.relevance_score is not None else ""
         text = " ".join(chunk.content.split())
         excerpt = text[:_EXCERPT] + ("..." if len(text) > _EXCERPT else "")
         table.add_row(
@@ -101,18 +112,19 @@ def run_search(args: argparse.Namespace, console: Console) -> int:
     if args.summary:
         _print_answer(args, console, _summary(args))
         return 0
-    chunks = search(args, args.query, args.k)
+    chunks, searched = search(args, args.query, args.k)
     if args.json:
         write_json([c.to_dict() for c in chunks])
     else:
-        console.print(_chunk_table(args.query, chunks))
+        console.print(_chunk_table(args.query, chunks, searched))
     return 0
 
 
-def _answer(args: argparse.Namespace) -> GroundedAnswer:
+def _answer(args: argparse.Namespace) -> tuple[GroundedAnswer, str]:
     if args.api == DEVELOPER_KNOWLEDGE:
         with closing(developer_knowledge_connection(args)) as dk:
-            return DeveloperKnowledgeAnswerQuery(dk, args.filter).answer(args.query)
+            answer = DeveloperKnowledgeAnswerQuery(dk, args.filter).answer(args.query)
+            return answer, "the Developer Knowledge API"
     with closing(discovery_engine_connection(args)) as connection:
         # Google sends the grounding score only with the supports: the views show the score.
         spec = AnswerSpec(
@@ -120,15 +132,18 @@ def _answer(args: argparse.Namespace) -> GroundedAnswer:
             max_return_results=args.max_return_results,
             include_grounding_supports=True,
         )
-        answering = DiscoveryEngineAnswerQuery(connection, target(args, connection), spec)
-        return answering.answer(args.query)
+        asked = target(args, connection)
+        answering = DiscoveryEngineAnswerQuery(connection, asked, spec)
+        return answering.answer(args.query), target_label(args, asked)
 
 
 def run_answer(args: argparse.Namespace, console: Console) -> int:
     """Print a grounded answer with its citations (``--markdown``, ``--json``, ``--html``)."""
-    answer = _answer(args)
+    answer, asked = _answer(args)
     _print_answer(args, console, answer)
+    notes = note_console(console, json_output=args.json)
+    notes.print(f"answered from {asked}", markup=False, highlight=False, soft_wrap=True)
     if args.html:
         html = answer_html(answer, question=args.query)
-        write_html(args.html, html, note_console(console, json_output=args.json))
+        write_html(args.html, html, notes)
     return 0

@@ -3,7 +3,10 @@
 Folders: Markdown (``.md``, ``.markdown``), plain text (``.txt``, ``.text``, ``.rst``), HTML
 (``.html``, ``.htm``) and PDF (``.pdf``, one block per page paragraph, with page numbers), read
 recursively in path order. Files outside the folder (symlinks or ``..`` that lead out) are
-refused with a warning; hidden files and folders are skipped.
+refused with a warning; hidden files and folders are skipped. Files of other types are skipped
+too, and reported: ``skipped_files`` lists them, ``describe_skipped`` says so in one line (the
+store logs it, ``grounding serve``/``ingest`` print it); a folder with no supported file at all
+is a ``CorpusError`` naming it and the supported extensions.
 
 JSONL: one document per line, ``{"id", "uri", "title", "content", "struct_data", "mime_type",
 "update_time"}``; only ``content`` is required. ``mime_type`` (``text/markdown``, ``text/html``
@@ -38,10 +41,12 @@ __all__ = [
     "MIME_TYPES",
     "SourceDocument",
     "corpus_fingerprint",
+    "describe_skipped",
     "document_from_mapping",
     "read_corpus",
     "read_folder",
     "read_jsonl",
+    "skipped_files",
 ]
 
 logger = logging.getLogger(__name__)
@@ -56,6 +61,9 @@ MIME_TYPES = {
     ".htm": "text/html",
     ".pdf": "application/pdf",
 }
+SUPPORTED_EXTENSIONS = ", ".join(MIME_TYPES)
+# How many skipped files a report names (the count covers them all).
+_NAMED_SKIPPED = 5
 DOCUMENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
@@ -128,17 +136,38 @@ def _inside(root: Path, path: Path) -> bool:
     return True
 
 
-def _folder_files(root: Path) -> Iterator[Path]:
+def _visible_files(root: Path) -> Iterator[Path]:
     for directory, folders, files in os.walk(root, followlinks=False):
         folders[:] = sorted(f for f in folders if not f.startswith("."))
-        for name in sorted(files):
-            if name.startswith(".") or Path(name).suffix.lower() not in MIME_TYPES:
-                continue
-            path = Path(directory, name)
-            if not _inside(root, path):
-                logger.warning("skipping %s: it leads outside the corpus root %s", path, root)
-                continue
-            yield path
+        yield from (Path(directory, name) for name in sorted(files) if not name.startswith("."))
+
+
+def _supported(path: Path) -> bool:
+    return path.suffix.lower() in MIME_TYPES
+
+
+def skipped_files(root: Path) -> tuple[str, ...]:
+    """The files under folder ``root`` that are skipped for their type (relative paths, in
+    path order; hidden ones are not listed)."""
+    root = root.resolve()
+    return tuple(p.relative_to(root).as_posix() for p in _visible_files(root) if not _supported(p))
+
+
+def describe_skipped(root: Path, skipped: tuple[str, ...]) -> str:
+    """One line on the files ``skipped_files`` found: their count and the first names."""
+    names = ", ".join(skipped[:_NAMED_SKIPPED]) + (", ..." if len(skipped) > _NAMED_SKIPPED else "")
+    return (
+        f"{root}: skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} of unsupported "
+        f"types ({names}); supported: {SUPPORTED_EXTENSIONS}"
+    )
+
+
+def _folder_files(root: Path) -> Iterator[Path]:
+    for path in filter(_supported, _visible_files(root)):
+        if not _inside(root, path):
+            logger.warning("skipping %s: it leads outside the corpus root %s", path, root)
+            continue
+        yield path
 
 
 def read_folder(root: Path, *, base_uri: str | None = None) -> Iterator[SourceDocument]:
@@ -273,6 +302,14 @@ def read_jsonl(path: Path) -> Iterator[SourceDocument]:
 def read_corpus(path: Path, *, base_uri: str | None = None) -> Iterator[SourceDocument]:
     """The documents of a folder or of a ``.jsonl`` file."""
     if path.is_dir():
+        if next(_folder_files(path.resolve()), None) is None:
+            skipped = skipped_files(path)
+            found = f"; it has {len(skipped)} of other types" if skipped else ""
+            raise CorpusError(
+                f"corpus folder {path} has no file of a supported type ({SUPPORTED_EXTENSIONS})"
+                f"{found}: add such files, or convert the others (a .jsonl file of documents "
+                "is a corpus too)"
+            )
         return read_folder(path, base_uri=base_uri)
     if path.is_file() and path.suffix.lower() in (".jsonl", ".ndjson"):
         return read_jsonl(path)

@@ -46,7 +46,9 @@ from grounding_emulator.corpus.reading import (
     DOCUMENT_ID,
     SourceDocument,
     corpus_fingerprint,
+    describe_skipped,
     read_corpus,
+    skipped_files,
 )
 from grounding_emulator.corpus.tokens import TOKENIZER_VERSION
 from grounding_emulator.errors import CorpusError, NotFound
@@ -174,7 +176,9 @@ class CorpusStore:
         """Build (or, with ``reuse``, reload from the state dir) and serve a data store.
 
         ``source`` is a folder, a ``.jsonl`` file, or source documents (then pass a
-        ``fingerprint`` to make the persisted index reusable).
+        ``fingerprint`` to make the persisted index reusable). Files of a folder skipped for
+        their type are logged (INFO, one line: count and first names); a folder with none of
+        a supported type is a ``CorpusError``.
         """
         _check_id("data store", data_store_id)
         with self._ingest_lock:
@@ -182,6 +186,9 @@ class CorpusStore:
                 path = Path(source)
                 documents: Iterable[SourceDocument] = read_corpus(path, base_uri=base_uri)
                 fingerprint = fingerprint or corpus_fingerprint(path, base_uri=base_uri)
+                skipped = skipped_files(path) if path.is_dir() else ()
+                if skipped:
+                    logger.info("data store %s: %s", data_store_id, describe_skipped(path, skipped))
             else:
                 documents = source
             if reuse and fingerprint:

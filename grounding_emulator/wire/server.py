@@ -10,16 +10,19 @@
 ...     client = de.SearchServiceClient(transport=SearchServiceGrpcTransport(channel=channel))
 
 Binds to loopback (``127.0.0.1``) unless ``allow_remote=True``; ``port=0`` picks a free port
-(``server.port``, ``server.address``). Requests above ``max_request_bytes`` get
-``RESOURCE_EXHAUSTED``. ``server.faults`` injects failures and delays; ``server.store`` holds the
-data stores and engines it serves; ``server.judge`` gives CheckGrounding's (and AnswerQuery's)
-grounding verdicts.
+(``server.port``, ``server.address``); a port in use (or a host not of this machine) is a
+``ListenError`` naming the address, raised by ``start()`` before gRPC tries it. Requests above
+``max_request_bytes`` get ``RESOURCE_EXHAUSTED``. ``server.faults`` injects failures and delays;
+``server.store`` holds the data stores and engines it serves; ``server.judge`` gives
+CheckGrounding's (and AnswerQuery's) grounding verdicts.
 """
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +32,7 @@ import grpc
 
 from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
 from grounding_emulator.corpus.store import CorpusStore
+from grounding_emulator.errors import ListenError
 from grounding_emulator.grounding.judge import Judge
 from grounding_emulator.grounding.lexical.judge import LexicalJudge
 from grounding_emulator.wire.faults import FaultInjector
@@ -57,6 +61,36 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def _check_free(host: str, port: int) -> None:
+    """Raise ``ListenError`` unless ``host:port`` can be bound now (port 0 always can).
+
+    Checked with a plain socket first because gRPC reports a failed bind only as a bare
+    ``RuntimeError`` after logging it from C to stderr; ``SO_REUSEADDR`` as gRPC sets it, so
+    that a port left in TIME_WAIT by a stopped emulator counts as free, as it is for gRPC.
+    """
+    if port == 0:
+        return
+    address = f"{host}:{port}"
+    try:
+        resolved = socket.getaddrinfo(
+            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror as exc:
+        raise ListenError(f"cannot listen on {address}: unknown host ({exc})") from exc
+    for family, kind, protocol, _, where in resolved:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(where)
+            except OSError as exc:
+                reason = (
+                    "the address is already in use"
+                    if exc.errno == errno.EADDRINUSE
+                    else exc.strerror or str(exc)
+                )
+                raise ListenError(f"cannot listen on {address}: {reason}") from exc
 
 
 class EmulatorServer:
@@ -175,9 +209,13 @@ class EmulatorServer:
         self._stop.wait()
 
     def start(self) -> EmulatorServer:
-        """Start serving in a background thread; returns when the port is bound."""
+        """Start serving in a background thread; returns when the port is bound.
+
+        ``ListenError`` if the host and port cannot be bound (in use, say).
+        """
         if self._thread is not None:
             raise RuntimeError("the emulator was already started")
+        _check_free(self.host, self._requested_port)
         self._thread = threading.Thread(target=self._run, name="emulator-server", daemon=True)
         self._thread.start()
         if not self._ready.wait(_START_TIMEOUT):
@@ -185,8 +223,11 @@ class EmulatorServer:
         if self._error is not None:
             error, self._error = self._error, None
             self._stop.set()
-            raise RuntimeError(
-                f"the emulator could not listen on {self.host}:{self._requested_port}: {error}"
+            if not isinstance(error, RuntimeError):  # a bug, not the address: as it is
+                raise error
+            # gRPC's failed bind (the address was free a moment ago): its only error type.
+            raise ListenError(
+                f"cannot listen on {self.host}:{self._requested_port}: {error}"
             ) from error
         logger.info("emulator listening on %s", self.address)
         return self

@@ -24,26 +24,10 @@ from grounding_core.cli.connection import (
     discovery_engine_connection,
     target,
 )
+from tests.cli.invoke import run
 
 PARIS = "Paris is the capital of France."
 ANSWER = f"{PARIS} The Moon is made of cheese."
-
-
-@pytest.fixture(autouse=True)
-def wide(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "250")
-    monkeypatch.delenv(DISCOVERYENGINE_EMULATOR_HOST, raising=False)
-
-
-@pytest.fixture
-def host(emulator):
-    return ["--emulator-host", emulator.address]
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_search_table(capsys, host):
@@ -110,9 +94,9 @@ def test_answer_markdown_and_json(capsys, host):
 
 def test_check_with_facts(capsys, host):
     code, out, _ = run(capsys, "check", ANSWER, "--fact", PARIS, *host)
-    assert code == 0
+    assert code == 1  # an unsupported claim fails the default pass mark
     assert out.splitlines()[:2] == [
-        "Support score 0.50 · below the minimum 0.60",
+        "Support score 0.50 · below the minimum 1.00",
         "1 supported · 0 weak · 1 unsupported · 0 not checked",
     ]
     assert f"{PARIS}[1] The Moon is made of cheese. [unsupported]" in out
@@ -123,7 +107,7 @@ def test_check_with_facts(capsys, host):
 def test_check_json_from_stdin(capsys, host, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(ANSWER + "\n"))
     code, out, _ = run(capsys, "check", "--fact", PARIS, "--json", *host)
-    assert code == 0
+    assert code == 1  # the answer fails the pass mark
     report = json.loads(out)
     assert report["answer"] == ANSWER
     assert report["support_score"] == 0.5
@@ -155,7 +139,7 @@ def test_check_fact_files(capsys, host, tmp_path):
         "--json",
         *host,
     )
-    assert code == 0
+    assert code == 1  # "The Moon is made of cheese." is unsupported
     report = json.loads(out)
     titles = [s["metadata"].get("title") for s in report["sources"]]
     assert titles == ["Paris", None, "notes.txt ¶1", "notes.txt ¶2"]
@@ -200,7 +184,8 @@ def test_check_markdown_passes_fail_under(capsys, host):
         ),
         (["check", "--fact", "x"], "the answer to check is empty"),
         (["check", "x", "--fact", "y", "--answer-file", "a.txt"], "give the answer once"),
-        (["check", "x", "--facts", "missing.jsonl"], "No such file or directory"),
+        (["check", "x", "--facts", "missing.jsonl"], "--facts missing.jsonl: no such file or"),
+        (["check", "--answer-file", "gone.txt", "--fact", "y"], "--answer-file gone.txt: no such"),
         (["search", "x", "--data-store", "nope"], "data store 'nope' not found"),
         (["search", "x", "--timeout", "0"], "timeout must be > 0 seconds"),
     ],

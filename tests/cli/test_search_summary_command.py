@@ -6,27 +6,9 @@ import json
 
 import pytest
 
-from grounding_core import DISCOVERYENGINE_EMULATOR_HOST
-from grounding_core.cli import main
+from tests.cli.invoke import run
 
 FALLBACK = "A summary could not be generated for your search query. Here are some search results."
-
-
-@pytest.fixture(autouse=True)
-def wide(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "250")
-    monkeypatch.delenv(DISCOVERYENGINE_EMULATOR_HOST, raising=False)
-
-
-@pytest.fixture
-def host(emulator):
-    return ["--emulator-host", emulator.address]
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_summary_with_citations(capsys, host):

@@ -86,8 +86,8 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     *_each(
         "grounding_core.convert._document_text",
         "a missing text is dropped by the isinstance(p, str) filter, whatever the default",
-        "parts = [p.get(text_key, None) for p in derived.get(key, ()) if isinstance(p, dict)]",
-        "parts = [p.get(text_key, ) for p in derived.get(key, ()) if isinstance(p, dict)]",
+        "p.get(text_key, None)",
+        "p.get(text_key, )",
     ),
     *_each(
         "grounding_core.convert._Spans.__init__",
@@ -251,12 +251,6 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "for text, attributes in zip(facts.texts, facts.attributes, strict=False):",
     ),
     # -- answering
-    *_each(
-        "grounding_core.answering.DiscoveryEngineAnswerQuery.__post_init__",
-        "the call only checks that the target is an engine (its result is dropped); the "
-        "session id plays no part in that",
-        "self.target.session_path(None)  # sessions need an engine: fail now",
-    ),
     # -- clients
     *_each(
         "grounding_core.clients._Clients._build",

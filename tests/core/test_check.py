@@ -55,7 +55,7 @@ def test_create_defaults():
         "projects/p/locations/global/groundingConfigs/default_grounding_config"
     )
     assert check.spec == GroundingSpec(DEFAULT_CITATION_THRESHOLD, False)
-    assert DEFAULT_CITATION_THRESHOLD == DEFAULT_MIN_SUPPORT_SCORE == 0.6
+    assert (DEFAULT_CITATION_THRESHOLD, DEFAULT_MIN_SUPPORT_SCORE) == (0.6, 1.0)
     assert check.min_support_score == DEFAULT_MIN_SUPPORT_SCORE
     assert check.on_ungrounded == "annotate"
     assert check.fallback_answer == DEFAULT_FALLBACK_ANSWER

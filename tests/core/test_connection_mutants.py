@@ -11,6 +11,7 @@ from google.auth.credentials import AnonymousCredentials
 from grounding_core import (
     DEVELOPERKNOWLEDGE_EMULATOR_HOST,
     DISCOVERYENGINE_EMULATOR_HOST,
+    GROUNDING_DATA_STORE,
     CallOptions,
     ConfigurationError,
     DeveloperKnowledgeConnection,
@@ -65,7 +66,9 @@ def test_create_defaults_and_the_emulator_project():
 
 
 def test_target_and_grounding_config_in_the_connections_project_and_location():
-    connection = DiscoveryEngineConnection.create(project_id="p", location="eu", emulator_host="h")
+    connection = DiscoveryEngineConnection.create(
+        project_id="p", location="eu", emulator_host="h:1"
+    )
     assert connection.target(
         engine_id="e", collection="c", serving_config_id="s"
     ) == DiscoveryEngineTarget(
@@ -79,6 +82,22 @@ def test_target_and_grounding_config_in_the_connections_project_and_location():
         "projects/p/locations/eu/groundingConfigs/default_grounding_config"
     )
     assert connection.grounding_config_path("g") == "projects/p/locations/eu/groundingConfigs/g"
+
+
+def test_a_target_naming_nothing_is_the_data_store_of_the_variable(monkeypatch):
+    connection = DiscoveryEngineConnection.create(project_id="p", emulator_host="h:1")
+    monkeypatch.setenv(GROUNDING_DATA_STORE, "kb")
+    assert connection.target() == DiscoveryEngineTarget(project="p", data_store="kb")
+    assert connection.target(data_store_id="d").data_store == "d"
+    only_engine = connection.target(engine_id="e")
+    assert (only_engine.engine, only_engine.data_store) == ("e", None)
+    for unset in ("", None):
+        if unset is None:
+            monkeypatch.delenv(GROUNDING_DATA_STORE)
+        else:
+            monkeypatch.setenv(GROUNDING_DATA_STORE, unset)
+        with pytest.raises(ConfigurationError, match="no data store and no engine"):
+            connection.target()
 
 
 def test_developer_knowledge_create_hands_every_setting_on():

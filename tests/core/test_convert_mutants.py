@@ -17,10 +17,12 @@ from google.developer_knowledge_v1 import types as dk
 from grounding_core.convert import (
     answer_from_developer_knowledge,
     answer_from_discovery_engine,
+    answer_from_search_summary,
     chunk_from_developer_knowledge,
     chunk_from_search_result,
     grounding_result_from_response,
     search_results_from_response,
+    session_from_proto,
     struct_to_dict,
 )
 from grounding_core.facts import build_facts
@@ -36,7 +38,9 @@ from grounding_core.records import (
     RankSignals,
     SearchFacet,
     SearchResults,
+    Session,
     SourceChunk,
+    Turn,
 )
 
 DOC = "projects/p/locations/global/collections/default_collection/dataStores/d/branches/0/documents"
@@ -629,3 +633,70 @@ def test_a_first_claim_repaired_to_text_at_the_very_start():
     # The first claim's bytes slice other text; its text is at 0 and again later.
     result = check("ab. ab.", [ClaimPb(start_pos=1, end_pos=4, claim_text="ab.")])
     assert (result.claims[0].start, result.claims[0].end) == (0, 3)
+
+
+def test_every_field_of_a_session():
+    name = "projects/p/locations/global/collections/default_collection/engines/e/sessions/9"
+    session = de.Session.pb()(
+        name=name,
+        display_name="Zoë",
+        state=de.Session.State.IN_PROGRESS,
+        user_pseudo_id="visitor",
+        labels=["a", "b"],
+        is_pinned=True,
+        turns=[
+            {"query": {"text": "q1", "query_id": "i1"}, "answer": f"{name}/answers/1"},
+            {
+                "query": {"text": "q2"},
+                "answer": f"{name}/answers/2",
+                "detailed_answer": {"name": f"{name}/answers/2", "answer_text": "A."},
+            },
+        ],
+    )
+    session.start_time.FromDatetime(dt.datetime(2026, 1, 2, 3, 4, 5))
+    session.end_time.FromDatetime(dt.datetime(2026, 1, 2, 3, 4, 6))
+    assert session_from_proto(session) == Session(
+        name=name,
+        display_name="Zoë",
+        state="IN_PROGRESS",
+        user_pseudo_id="visitor",
+        turns=(
+            Turn(query="q1", query_id="i1", answer=f"{name}/answers/1"),
+            Turn(
+                query="q2",
+                answer=f"{name}/answers/2",
+                detailed_answer=GroundedAnswer(
+                    answer_text="A.",
+                    name=f"{name}/answers/2",
+                    session=name,
+                    state="STATE_UNSPECIFIED",
+                ),
+            ),
+        ),
+        labels=("a", "b"),
+        start_time=dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
+        end_time=dt.datetime(2026, 1, 2, 3, 4, 6, tzinfo=dt.timezone.utc),
+        is_pinned=True,
+    )
+    assert session_from_proto(de.Session.pb()(name=name)) == Session(
+        name=name, state="STATE_UNSPECIFIED"
+    )
+
+
+def test_an_unresolved_summary_reference_is_named_in_the_warning(caplog):
+    Summary = de.SearchResponse.Summary.pb()
+    response = de.SearchResponse.pb()()
+    metadata = Summary.SummaryWithMetadata(
+        summary="Zoë runs.",
+        citation_metadata={
+            "citations": [{"start_index": 0, "end_index": 10, "sources": [{"reference_index": 3}]}]
+        },
+        references=[{"document": DOC + "/x", "chunk_contents": [{"content": "Zoë runs."}]}],
+    )
+    response.summary.summary_with_metadata.CopyFrom(metadata)
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        answer = answer_from_search_summary(response)
+    assert answer.citations[0].references == ()
+    assert [r.getMessage() for r in caplog.records] == [
+        "summary citations[0].sources points at index 3, but only 1 exist; left unresolved"
+    ]

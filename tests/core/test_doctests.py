@@ -14,6 +14,7 @@ MODULES = [
     "grounding_core.html_report",
     "grounding_core.metadata",
     "grounding_core.offsets",
+    "grounding_core.pass_mark",
     "grounding_core.render",
     "grounding_core.report",
     "grounding_core.retrieval",

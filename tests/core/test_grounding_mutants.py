@@ -111,6 +111,6 @@ async def test_reports_by_default_name_sources_by_position(de_clients, de_async_
     for report in (sync, asynchronous):
         assert report.source_ids == ("0",)
         assert report.metadata()["claims"][0]["source_ids"] == ["0"]
-        assert report.min_support_score == 0.6
+        assert report.min_support_score == 1.0
         assert report.passed
         assert report.result.claims[0].score is None

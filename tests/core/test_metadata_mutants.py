@@ -7,18 +7,22 @@ from grounding_core.metadata import (
     chunk_metadata,
     grounding_metadata,
     grounding_source,
+    search_response_metadata,
 )
 from grounding_core.records import (
     AnnotationMetadata,
     AnswerCitation,
     CitedChunk,
     Claim,
+    FacetValue,
     GroundedAnswer,
     GroundingResult,
     GroundingSource,
     GroundingSupport,
     PageSpan,
     RankSignals,
+    SearchFacet,
+    SearchResults,
     SourceChunk,
 )
 
@@ -198,4 +202,30 @@ def test_answer_metadata_names_the_references_it_can_resolve():
         "related_questions": ["Et ?"],
         "answer_name": "answers/a",
         "session": "sessions/s",
+    }
+
+
+def test_the_search_response_metadata_is_every_field_but_the_chunks():
+    results = SearchResults(
+        (SourceChunk(name="c", content="Zoë"),),
+        total_size=3,
+        corrected_query="with",
+        expanded_query=True,
+        pinned_result_count=1,
+        facets=(SearchFacet("lang", (FacetValue(2, value="en"),), dynamic_facet=True),),
+        attribution_token="t",
+    )
+    assert search_response_metadata(results) == {
+        "total_size": 3,
+        "corrected_query": "with",
+        "expanded_query": True,
+        "pinned_result_count": 1,
+        "facets": [
+            {
+                "key": "lang",
+                "values": [{"count": 2, "value": "en", "interval": {}}],
+                "dynamic_facet": True,
+            }
+        ],
+        "attribution_token": "t",
     }

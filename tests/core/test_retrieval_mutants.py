@@ -5,6 +5,7 @@ session emulator."""
 import pytest
 
 from grounding_core import (
+    CallOptions,
     ChunkSearchSpec,
     ConfigurationError,
     DeveloperKnowledgeChunkSearch,
@@ -130,3 +131,32 @@ async def test_search_results_use_the_spec_and_the_per_call_values(emulator, sea
     emulator.faults.fail("Search", code="UNAVAILABLE", times=1)
     with pytest.raises(ServiceUnavailableError, match="UNAVAILABLE"):
         await chunk_search.asearch_results(PAGING)
+
+
+def test_connect_splits_the_connection_from_the_search_settings():
+    search = DiscoveryEngineChunkSearch.connect(
+        project_id="p",
+        location="eu",
+        emulator_host="h:1",
+        timeout=7.0,
+        retry=None,
+        engine_id="e",
+        collection="c",
+        serving_config_id="s",
+        k=3,
+        filter="f",
+    )
+    assert search.connection.project == "p"
+    assert search.connection.location == "eu"
+    assert search.connection.clients.endpoint == "h:1"
+    assert search.connection.call_options == CallOptions(timeout=7.0, retry=None)
+    assert search.target == DiscoveryEngineTarget(
+        project="p", location="eu", engine="e", collection="c", serving_config="s"
+    )
+    assert search.spec == ChunkSearchSpec(k=3, filter="f")
+    default = DiscoveryEngineChunkSearch.connect(project_id="p", data_store_id="d")
+    assert default.target == DiscoveryEngineTarget(project="p", data_store="d")
+    assert default.spec == ChunkSearchSpec()
+    assert default.connection.call_options == CallOptions()
+    search.connection.close()
+    default.connection.close()

@@ -13,8 +13,10 @@ from grounding_core import (
     DiscoveryEngineTarget,
     InputError,
     NotFoundError,
+    SearchResults,
 )
 from grounding_core.search import (
+    _results,
     asearch_chunks,
     asearch_developer_knowledge,
     boost_spec_message,
@@ -302,3 +304,17 @@ async def test_the_default_spec_asks_for_ten_and_five(de_clients, de_async_clien
     assert len(search_chunks(de_clients, TARGET, PAGING)) == 10
     assert len(await asearch_chunks(de_async_clients, TARGET, PAGING)) == 10
     assert len(search_developer_knowledge(dk_clients, KNOWLEDGE)) == 5
+
+
+def test_a_malformed_relevance_filter_names_an_example():
+    bad_filter = ChunkSearchSpec(relevance_filter_spec={"nope": 1})
+    message, field, limit = refusal(search_request, TARGET, "q", bad_filter)
+    assert (field, limit) == ("relevance_filter_spec", None)
+    assert message.startswith("relevance_filter_spec is not a valid RelevanceFilterSpec (")
+    assert message.endswith(
+        "); expected e.g. {'keyword_search_threshold': {'relevance_threshold': 'LOW'}}"
+    )
+
+
+def test_no_page_is_no_result():
+    assert _results([], 5) == SearchResults(())

@@ -13,7 +13,7 @@ from grounding_core import (
     GroundingSpec,
     InputError,
 )
-from grounding_core.specs import check_count, check_fraction
+from grounding_core.specs import check_count, check_fraction, check_user_labels
 
 BOOST_HINT = (
     "boost_spec must be a dict in the API's BoostSpec form, e.g. "
@@ -459,4 +459,40 @@ def test_data_store_spec():
         "filter must be a string, got int",
         "filter",
         None,
+    )
+
+
+FACETS_HINT = (
+    "facet_specs must be a list of dicts in the API's form, e.g. "
+    "[{'facet_key': {'key': 'lang'}, 'limit': 10}]"
+)
+
+
+@pytest.mark.parametrize("facets", ["lang", b"lang", {"facet_key": {"key": "lang"}}, 5])
+def test_facet_specs_must_be_a_list(facets):
+    assert refusal(ChunkSearchSpec, facet_specs=facets) == (FACETS_HINT, "facet_specs", None)
+
+
+def test_an_uppercase_x_is_not_a_label_character():
+    assert dict(check_user_labels({"a_-9é": "x_-"})) == {"a_-9é": "x_-"}
+    assert refusal(check_user_labels, {"aXb": "v"}) == (
+        "user_labels: the key 'aXb' has 'X': use lowercase letters, digits, '_' and '-' "
+        "(international characters are allowed)",
+        "user_labels",
+        None,
+    )
+
+
+def test_every_segment_option_needs_segments():
+    assert refusal(ChunkSearchSpec, **DOCS, return_extractive_segment_score=True) == (
+        "return_extractive_segment_score need max_extractive_segment_count > 0: they shape "
+        "the extractive segments",
+        "return_extractive_segment_score",
+        None,
+    )
+    both = {**DOCS, "return_extractive_segment_score": True, "num_previous_segments": 1}
+    assert refusal(ChunkSearchSpec, **both)[:2] == (
+        "return_extractive_segment_score, num_previous_segments need "
+        "max_extractive_segment_count > 0: they shape the extractive segments",
+        "return_extractive_segment_score",
     )

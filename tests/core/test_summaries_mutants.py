@@ -13,6 +13,7 @@ from grounding_core import (
     GroundedAnswer,
     InputError,
     NotFoundError,
+    SearchOptions,
     SourceChunk,
     SummarySpec,
 )
@@ -299,3 +300,74 @@ def test_references_resolve_to_the_chunk_results():
     assert first.relevance_score == 0.5
     assert second == chunk_from_search_result(response.results[1])
     assert third.name == DOCUMENT + "/other"  # another document's chunk does not match
+
+
+def test_search_options_as_a_dict_and_their_refusals():
+    to_spec = DiscoveryEngineSearchSummary.search_spec
+    spec = ChunkSearchSpec(search_mode="documents")
+    assert to_spec(spec) is spec
+    assert to_spec({"search_mode": "documents", "filter": "f"}) == ChunkSearchSpec(
+        search_mode="documents", filter="f"
+    )
+    assert to_spec({}) == ChunkSearchSpec()
+    assert refusal(to_spec, ["filter"]) == (
+        "search must be a ChunkSearchSpec or a dict of its options, e.g. "
+        "{'filter': 'lang: ANY(\"en\")', 'search_mode': 'documents'}, got list",
+        "search",
+        None,
+    )
+    names = ", ".join(sorted(SearchOptions.__optional_keys__))
+    assert "filter, " in names
+    assert refusal(to_spec, {"zz": 1, "colour": 2, "filter": "f"}) == (
+        f"search has no option 'colour': the options are ChunkSearchSpec's fields ({names})",
+        "search.colour",
+        None,
+    )
+
+
+def test_a_text_option_names_the_type_it_got():
+    assert refusal(SummarySpec, preamble=3) == (
+        "preamble must be a string, got int",
+        "preamble",
+        None,
+    )
+
+
+def test_connect_splits_the_connection_from_the_summary_settings():
+    summarizing = DiscoveryEngineSearchSummary.connect(
+        project_id="p",
+        location="eu",
+        emulator_host="h:1",
+        timeout=7.0,
+        retry=None,
+        data_store_id="d",
+        collection="c",
+        serving_config_id="s",
+        search={"search_mode": "documents"},
+        result_count=3,
+        preamble="be brief",
+    )
+    assert summarizing.connection.project == "p"
+    assert summarizing.connection.location == "eu"
+    assert summarizing.connection.clients.endpoint == "h:1"
+    assert summarizing.connection.call_options == CallOptions(timeout=7.0, retry=None)
+    assert summarizing.target == DiscoveryEngineTarget(
+        project="p", location="eu", data_store="d", collection="c", serving_config="s"
+    )
+    assert summarizing.spec == SummarySpec(result_count=3, preamble="be brief")
+    assert summarizing.search == ChunkSearchSpec(search_mode="documents")
+    default = DiscoveryEngineSearchSummary.connect(project_id="p", data_store_id="d")
+    assert default.target == DiscoveryEngineTarget(project="p", data_store="d")
+    assert (default.spec, default.search) == (SummarySpec(), ChunkSearchSpec())
+    assert default.connection.call_options == CallOptions()
+    summarizing.connection.close()
+    default.connection.close()
+
+
+async def test_the_async_component_uses_the_connection_options(connections, emulator):
+    connection, _ = connections
+    component = DiscoveryEngineSearchSummary.create(connection, data_store_id="test-docs")
+    assert component.target == TARGET
+    emulator.faults.fail("Search", code="UNAVAILABLE", times=1)
+    with pytest.raises(Exception, match="UNAVAILABLE"):
+        await component.aanswer("x")  # the connection's options: no retry

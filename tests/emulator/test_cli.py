@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -188,3 +189,110 @@ def test_serve_refuses_a_missing_judge_script(tmp_path, capsys, wide):
     err = capsys.readouterr().err
     assert err.startswith(f"error: judge script {missing}: cannot be read")
     assert err.count("\n") == 1
+
+
+def _kb(folder):
+    """A user's folder: notes in four languages, and files of types the emulator skips."""
+    folder.mkdir()
+    (folder / "plans.md").write_text(
+        "# Plans\n\nThe free plan includes 5 GB of storage. 無料プランは5GBです。😀\n",
+        encoding="utf-8",
+    )
+    (folder / "notes.txt").write_text("Der Tarif kostet nichts. 免费计划。\n", encoding="utf-8")
+    for name in ("data.csv", "notes.json", "b.xlsx", "c.docx", "d.pptx", "e.odt"):
+        (folder / name).write_text("x", encoding="utf-8")
+    return folder
+
+
+SKIPPED = "skipped 6 files of unsupported types (b.xlsx, c.docx, d.pptx, data.csv, e.odt, ...)"
+
+
+def test_serving_one_folder_makes_it_the_default(tmp_path):
+    kb = _kb(tmp_path / "kb")
+    with serving("--no-state", "--corpus", str(kb)) as (address, lines):
+        output = "".join(lines)
+        assert "data store kb: 2 documents, 2 chunks" in output
+        assert f"{kb}: {SKIPPED}; supported: .md, .markdown, .txt" in output
+        export = lines[-1].strip()
+        assert export == (
+            f"export DISCOVERYENGINE_EMULATOR_HOST={address} "
+            f"DEVELOPERKNOWLEDGE_EMULATOR_HOST={address} GROUNDING_DATA_STORE=kb"
+        )
+        # The line pasted into a shell: `grounding search` naming no data store searches kb.
+        env = {**os.environ, "COLUMNS": "250"}
+        env.update(pair.split("=", 1) for pair in export.split()[1:])
+        search = subprocess.run(
+            [sys.executable, "-m", "grounding_core.cli", "search", "free plan storage"],
+            capture_output=True, text=True, env=env, timeout=60, check=False,
+        )  # fmt: skip
+        assert (search.returncode, search.stderr) == (0, "")
+        assert "in data store kb ($GROUNDING_DATA_STORE)" in search.stdout
+        assert (kb / "plans.md").as_uri() in search.stdout
+
+
+def test_serving_several_folders_sets_no_default(tmp_path):
+    first, second = _kb(tmp_path / "first"), _kb(tmp_path / "second")
+    with serving("--no-state", "--no-builtin", "--corpus", str(first), "--corpus", str(second)) as (
+        address,
+        lines,
+    ):
+        assert lines[-1].strip().endswith(f"DEVELOPERKNOWLEDGE_EMULATOR_HOST={address}")
+        assert lines[-2].strip() == (
+            "data stores: first, second; name one with --data-store ID (Python: "
+            "data_store_id=...), or add GROUNDING_DATA_STORE=ID to the line below to make it "
+            "the default"
+        )
+
+
+def test_a_busy_port_is_one_line_before_any_ingest(tmp_path, capsys, wide):
+    kb = _kb(tmp_path / "kb")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        started = time.monotonic()
+        code = main(["serve", "--port", str(port), "--no-state", "--corpus", str(kb)])
+        elapsed = time.monotonic() - started
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert err == (
+        f"error: cannot listen on 127.0.0.1:{port}: the address is already in use (another "
+        "`grounding serve`?): give another port with --port PORT, or --port 0 for any free one\n"
+    )
+    assert "data store" not in out  # nothing was ingested: not even the built-in corpus
+    assert elapsed < 10
+
+
+def test_ingest_reports_skipped_files(tmp_path, capsys, wide):
+    kb = _kb(tmp_path / "kb")
+    assert main(["ingest", "--no-state", "--corpus", str(kb)]) == 0
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if line] == [
+        "data store kb: 2 documents, 2 chunks",
+        f"{kb}: {SKIPPED}; supported: .md, .markdown, .txt, .text, .rst, .html, .htm, .pdf",
+    ]
+
+
+def test_a_folder_without_a_supported_file_is_an_error(tmp_path, capsys, wide):
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    (folder / "data.csv").write_text("a,b\n", encoding="utf-8")
+    (folder / "notes.json").write_text("{}", encoding="utf-8")
+    assert main(["serve", "--port", "0", "--no-state", "--corpus", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: corpus folder {folder} has no file of a supported type (.md, .markdown, .txt, "
+        ".text, .rst, .html, .htm, .pdf); it has 2 of other types: add such files, or convert "
+        "the others (a .jsonl file of documents is a corpus too)\n"
+    )
+
+
+@pytest.mark.parametrize("command", ["serve", "ingest"])
+def test_a_missing_corpus_names_the_flag(tmp_path, capsys, wide, command):
+    missing = tmp_path / "nope"
+    port = ["--port", "0"] if command == "serve" else []
+    for value in (str(missing), f"kb={missing}"):
+        assert main([command, *port, "--no-state", "--corpus", value]) == 2
+        out, err = capsys.readouterr()
+        assert err == f"error: --corpus {missing}: no such file or directory\n"
+        assert "data store" not in out

@@ -20,7 +20,13 @@ from grounding_emulator.corpus.chunking import (
     chunk_blocks,
     split_long_text,
 )
-from grounding_emulator.corpus.reading import read_folder, read_jsonl
+from grounding_emulator.corpus.reading import (
+    describe_skipped,
+    read_corpus,
+    read_folder,
+    read_jsonl,
+    skipped_files,
+)
 from grounding_emulator.corpus.records import developer_knowledge_name
 from grounding_emulator.corpus.tokens import tokenize
 
@@ -271,3 +277,52 @@ def test_builtin_corpus():
     assert isinstance(for_statement.struct_data["words"], int)
     assert documents["typesseq"].struct_data["section"] == "library"
     assert for_statement.update_time is not None
+
+
+def test_skipped_files_are_listed_and_described(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    for name in ("a.md", "sub/b.TXT", "data.csv", "sub/notes.json", ".secret.csv", ".hidden/x.py"):
+        (tmp_path / name).write_text(OTTERS, encoding="utf-8")
+    for number in range(5):
+        (tmp_path / f"z{number}.docx").write_text("x", encoding="utf-8")
+    skipped = skipped_files(tmp_path)
+    # Hidden files stay unlisted (skipped as documented); the others in path order.
+    assert skipped == ("data.csv", *(f"z{n}.docx" for n in range(5)), "sub/notes.json")
+    assert describe_skipped(tmp_path, skipped) == (
+        f"{tmp_path}: skipped 7 files of unsupported types (data.csv, z0.docx, z1.docx, z2.docx, "
+        "z3.docx, ...); supported: .md, .markdown, .txt, .text, .rst, .html, .htm, .pdf"
+    )
+    assert describe_skipped(tmp_path, ("one.csv",)) == (
+        f"{tmp_path}: skipped 1 file of unsupported types (one.csv); supported: .md, .markdown, "
+        ".txt, .text, .rst, .html, .htm, .pdf"
+    )
+    assert [s.document.struct_data["path"] for s in read_folder(tmp_path)] == ["a.md", "sub/b.TXT"]
+
+
+@pytest.mark.parametrize("names", [(), ("data.csv", "notes.json")])
+def test_a_folder_without_a_supported_file_is_refused(tmp_path, names):
+    for name in names:
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    (tmp_path / ".notes.md").write_text(OTTERS, encoding="utf-8")  # hidden: does not count
+    others = f"; it has {len(names)} of other types" if names else ""
+    with pytest.raises(CorpusError) as excinfo:
+        read_corpus(tmp_path)
+    assert str(excinfo.value) == (
+        f"corpus folder {tmp_path} has no file of a supported type (.md, .markdown, .txt, .text, "
+        f".rst, .html, .htm, .pdf){others}: add such files, or convert the others (a .jsonl "
+        "file of documents is a corpus too)"
+    )
+
+
+def test_the_store_logs_skipped_files_in_one_line(tmp_path, caplog):
+    (tmp_path / "a.md").write_text(f"# Otters\n\n{OTTERS}", encoding="utf-8")
+    (tmp_path / "data.csv").write_text("a,b", encoding="utf-8")
+    with caplog.at_level("INFO", logger="grounding_emulator.corpus.store"):
+        snapshot = CorpusStore(semantic=False).ingest("otters", tmp_path)
+    assert len(snapshot.documents) == 1
+    skipped = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+    assert skipped == [
+        f"data store otters: {tmp_path}: skipped 1 file of unsupported types (data.csv); "
+        "supported: .md, .markdown, .txt, .text, .rst, .html, .htm, .pdf"
+    ]

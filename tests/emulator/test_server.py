@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import threading
 import time
 
@@ -16,6 +17,7 @@ from grounding_core import (
     search_chunks,
 )
 from grounding_emulator import CorpusStore, EmulatorServer
+from grounding_emulator.errors import ListenError
 from grounding_emulator.wire.server import is_loopback
 
 
@@ -58,8 +60,13 @@ def test_free_port_address_and_stop():
 def test_busy_port_is_reported():
     with EmulatorServer(CorpusStore()) as first:
         second = EmulatorServer(CorpusStore(), port=first.port)
-        with pytest.raises(RuntimeError, match=f"could not listen on 127.0.0.1:{first.port}"):
+        with pytest.raises(ListenError) as excinfo:
             second.start()
+        assert str(excinfo.value) == (
+            f"cannot listen on 127.0.0.1:{first.port}: the address is already in use"
+        )
+        assert excinfo.value.__cause__.errno == errno.EADDRINUSE
+        assert not second.running
 
 
 def test_default_store_serves_the_builtin_corpus():
@@ -82,7 +89,7 @@ def test_default_store_serves_the_builtin_corpus():
 def test_ipv6_loopback():
     try:
         server = EmulatorServer(CorpusStore(), host="::1").start()
-    except RuntimeError:
+    except ListenError:
         pytest.skip("no IPv6 loopback on this machine")
     try:
         assert server.address == f"[::1]:{server.port}"

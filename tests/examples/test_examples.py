@@ -21,11 +21,11 @@ def test_demo(run_example, tmp_path):
     assert retrieve.count("https://docs.python.org/3.") == 3
     assert "compound_stmts.html#with" in retrieve
     # The honest answer: every claim supported.
-    assert "Support score 1.00 · passed (minimum 0.80)" in honest
+    assert "Support score 1.00 · passed (minimum 1.00)" in honest
     assert re.search(r"\n(\d) supported · 0 weak · 0 unsupported · 0 not checked\n", honest)
     assert "[unsupported]" not in honest
     # The made-up claim is caught, and the answer fails the check.
-    assert re.search(r"Support score 0\.\d\d · below the minimum 0\.80", inventive)
+    assert re.search(r"Support score 0\.67 · below the minimum 1\.00", inventive)
     assert f"{CAUGHT} [unsupported]" in inventive
     assert f"Unsupported claim caught: {CAUGHT!r}" in inventive
     # The report is written where it says, with the claim highlighted as unsupported.
@@ -52,11 +52,12 @@ def test_langchain_callback(run_example):
     lines = out.splitlines()
     assert lines[0] == "on_report called for 2 runs"
     invented = "  unsupported: 'It was designed by Guido van Rossum in 1989.'"
-    assert re.fullmatch(r"How does the with statement work\? -> support 0\.\d\d \(\w+\)", lines[1])
+    failed = r" -> support 0\.\d\d \(FAILED\)"  # the default pass mark fails a made-up claim
+    assert re.fullmatch(r"How does the with statement work\?" + failed, lines[1])
     assert lines[2] == invented
-    assert re.fullmatch(r"What does the yield statement do\? -> support 0\.\d\d \(\w+\)", lines[3])
+    assert re.fullmatch(r"What does the yield statement do\?" + failed, lines[3])
     assert lines[4] == invented
-    assert re.fullmatch(r"What is a context manager\? -> support 0\.\d\d \(\w+\)", lines[5])
+    assert re.fullmatch(r"What is a context manager\?" + failed, lines[5])
     assert lines[6] == f"{invented}  [async]"
 
 

@@ -30,6 +30,8 @@ from .conftest import PROMPT, ContextEchoChatModel, format_docs
 PROJECT = "test-project"
 UNSUPPORTED = "The lighthouse was painted bright purple in 1850."
 
+UNGROUNDED = r"support score 0\.50 is below the required 1\.00; 1 claim\(s\) unsupported"
+
 
 @pytest.fixture
 def retriever(emulator):
@@ -190,7 +192,7 @@ def test_policies(retriever, emulator):
     raising = GroundingChecker(
         project_id=PROJECT, emulator_host=emulator.address, on_ungrounded="raise"
     )
-    with pytest.raises(UngroundedAnswerError, match=r"support score 0\.5 is below") as info:
+    with pytest.raises(UngroundedAnswerError, match=UNGROUNDED) as info:
         (chain | raising).invoke("lighthouse keeper number 131")
     assert info.value.result.unsupported_claims
     fallback = GroundingChecker(
@@ -207,7 +209,9 @@ def test_policies(retriever, emulator):
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ("just a string", "takes a dict"),
+        ("just a string", r"got the answer alone \(a string\), without the documents"),
+        (AIMessage("x"), r"got the answer alone \(a message, AIMessage\)"),
+        (42, "takes a dict"),
         ({"answer": "x"}, "no documents to check"),
         ({"documents": []}, "no answer in the output"),
         ({"answer": "", "documents": ["fact"]}, "answer_candidate is empty"),
@@ -220,6 +224,21 @@ def test_policies(retriever, emulator):
 def test_bad_input_is_refused_clearly(checker, value, message):
     with pytest.raises(InputError, match=message):
         checker.invoke(value)
+
+
+def test_a_plain_string_chain_says_what_to_pass(retriever, checker):
+    # StrOutputParser gives langchain_core's TextAccessor, a str: the answer without documents.
+    chain = rag_chain(retriever) | checker
+    with pytest.raises(InputError) as excinfo:
+        chain.invoke("lighthouse keeper number 131")
+    message = str(excinfo.value)
+    assert message.startswith(
+        "GroundingChecker got the answer alone (a string), without the documents to check it "
+        "against: pass a dict with both"
+    )
+    assert "with_grounding(chain, checker)" in message
+    assert "TextAccessor" not in message
+    assert excinfo.value.field == "input"
 
 
 async def test_abatch_of_twenty_questions(retriever, checker):
@@ -307,7 +326,7 @@ def test_the_check_follows_the_fields(checker):
     )
     assert (check.spec.citation_threshold, check.spec.enable_claim_level_score) == (0.6, False)
     assert (check.min_support_score, check.on_ungrounded, check.on_error) == (
-        0.6,
+        1.0,
         "annotate",
         "raise",
     )

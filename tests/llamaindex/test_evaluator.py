@@ -58,7 +58,7 @@ def test_evaluate_with_contexts(evaluator):
     assert result.response == f"{KEEPER} {UNSUPPORTED}"
     assert result.contexts == ["", CHUNK]
     assert result.feedback == (
-        "Support score 0.50 (at least 0.60 needed): 1 of 2 checked claims have no support:\n"
+        "Support score 0.50, below the minimum 1.00: 1 of 2 checked claims have no support:\n"
         f"- {UNSUPPORTED}"
     )
     claims = result.grounding["claims"]
@@ -81,7 +81,7 @@ async def test_aevaluate_equals_evaluate(evaluator):
         asynchronous.feedback
         == sync.feedback
         == (
-            "Support score 1.00 (at least 0.60 needed): every checked claim is supported by the "
+            "Support score 1.00, passed (minimum 1.00): every checked claim is supported by the "
             "sources."
         )
     )
@@ -119,7 +119,7 @@ def test_min_support_score_decides_passing(emulator):
     )
     result = lenient.evaluate(response=f"{KEEPER} {UNSUPPORTED}", contexts=[CHUNK])
     assert result.passing is True
-    assert "at least 0.50 needed" in result.feedback
+    assert result.feedback.startswith("Support score 0.50, passed (minimum 0.50): 1 of 2 ")
 
 
 async def test_batch_eval_runner_over_a_query_engine(evaluator, retriever):

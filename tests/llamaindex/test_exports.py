@@ -14,6 +14,7 @@ def test_all_is_pinned_and_sorted():
         "DiscoveryEngineChatEngine",
         "DiscoveryEngineRetriever",
         "DiscoveryEngineSearchSummaryQueryEngine",
+        "ExtractiveLLM",
         "GroundedQueryEngine",
         "GroundingCheckEndEvent",
         "GroundingCheckStartEvent",

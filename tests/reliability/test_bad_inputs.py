@@ -310,7 +310,7 @@ CASES = [
         "checker given a string",
         lambda e: GroundingChecker(project_id=PROJECT, emulator_host=e.address).invoke("answer"),
         InputError,
-        ["takes a dict"],
+        ["got the answer alone (a string)", "with_grounding(chain, checker)"],
     ),
     (
         "checker documents of the wrong type",

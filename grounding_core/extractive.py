@@ -1,0 +1,106 @@
+"""An offline stand-in for an LLM: it answers a retrieval prompt with sentences copied from the
+prompt's own context, deterministically, so that demos and tests run without a model.
+
+The question is the last sentence of the prompt's last paragraph that ends with a question mark
+(else of its last paragraph), without a leading ``Label:`` (``Question:``, ``Query:``); every
+other sentence of the prompt is a candidate. Paragraphs end at a blank line, a line without a
+word (``---``) and a line that ends with a colon (``Context:``). The answer is the candidates
+that best overlap the question, in the order the prompt gives them.
+Overlap weighs each question term by how rare it is among the candidates (an inverse document
+frequency), so words that every sentence has count little and no word list is needed. Terms are
+casefolded words, and character pairs within Chinese, Japanese and Korean runs, which have no
+spaces between words. The work is linear in the prompt's length.
+
+>>> prompt = (
+...     "Answer from the context only.\\n\\nContext:\\n"
+...     "Generators are written like functions. A generator yields values lazily.\\n"
+...     "Lists hold values in order.\\n\\nQuestion: How does a generator yield values?"
+... )
+>>> extractive_answer(prompt, sentences=1)
+'A generator yields values lazily.'
+>>> extractive_answer(prompt, sentences=1, invent="Generators were added in 1991.")
+'A generator yields values lazily. Generators were added in 1991.'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+__all__ = ["DEFAULT_EXTRACTIVE_SENTENCES", "extractive_answer"]
+
+
+DEFAULT_EXTRACTIVE_SENTENCES = 2
+"""How many context sentences an extractive answer copies."""
+
+# A sentence shorter than this is a heading, a label or a fragment, not an answer.
+_MIN_SENTENCE_CHARS = 20
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+_SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
+_QUESTION_ENDS = ("?", "？")
+_LABEL = re.compile(r"^\w+:\s*")
+_WORD = re.compile(r"\w+")
+# Scripts written without spaces between words: their runs are compared by character pairs.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{2,}")
+
+
+def extractive_answer(
+    prompt: str, *, sentences: int = DEFAULT_EXTRACTIVE_SENTENCES, invent: str = ""
+) -> str:
+    """The ``sentences`` sentences of ``prompt``'s context that best answer its question (see the
+    module docstring), then ``invent`` if given: a made-up sentence, to show a check catching it.
+    """
+    if sentences < 1:
+        raise ValueError(f"sentences must be at least 1, got {sentences}: pass how many to copy")
+    paragraphs = _paragraphs(prompt)
+    asked = [i for i, paragraph in enumerate(paragraphs) if paragraph.endswith(_QUESTION_ENDS)]
+    if not paragraphs:
+        return invent
+    *before, question = _SENTENCE_END.split(paragraphs.pop(asked[-1] if asked else -1))
+    paragraphs.extend(before)  # the question's own paragraph may hold an instruction
+    candidates = list(dict.fromkeys(s for p in paragraphs for s in _sentences(p)))
+    question = _LABEL.sub("", question)
+    picked = _best(candidates, _terms(question), sentences)
+    return " ".join([*picked, invent] if invent else picked)
+
+
+def _paragraphs(prompt: str) -> list[str]:
+    paragraphs: list[str] = []
+    lines: list[str] = []
+    for line in [*prompt.splitlines(), ""]:
+        text = line.strip()
+        if _WORD.search(text) and not text.endswith(":"):
+            lines.append(text)
+        elif lines:
+            paragraphs.append(_LABEL.sub("", " ".join(" ".join(lines).split())))
+            lines = []
+    return [paragraph for paragraph in paragraphs if paragraph]
+
+
+def _sentences(paragraph: str) -> list[str]:
+    return [
+        sentence
+        for sentence in _SENTENCE_END.split(paragraph)
+        if len(sentence) >= _MIN_SENTENCE_CHARS
+        and sentence.endswith(_SENTENCE_ENDS)
+        and not sentence[0].islower()
+    ]
+
+
+def _terms(text: str) -> set[str]:
+    folded = text.casefold()
+    terms = set(_WORD.findall(folded))
+    for run in _UNSPACED.findall(folded):
+        terms.update(run[i : i + 2] for i in range(len(run) - 1))
+    return terms
+
+
+def _best(candidates: list[str], question: set[str], count: int) -> list[str]:
+    terms = [_terms(sentence) for sentence in candidates]
+    frequency = Counter(term for sentence_terms in terms for term in sentence_terms & question)
+    weight = {term: math.log(1 + len(candidates) / n) for term, n in frequency.items()}
+    scores = [sum(weight[t] for t in sentence_terms & question) for sentence_terms in terms]
+    # Best first, earlier first among equals; then back in the prompt's order.
+    ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))[:count]
+    return [candidates[i] for i in sorted(ranked)]

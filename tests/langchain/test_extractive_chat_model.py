@@ -1,0 +1,62 @@
+"""ExtractiveChatModel: the offline stand-in chat model answers from the retrieved context."""
+
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnablePassthrough
+
+from langchain_grounding import DiscoveryEngineRetriever, ExtractiveChatModel, GroundingChecker
+
+QUESTION = "How does the with statement work?"
+PROMPT = ChatPromptTemplate.from_template(
+    "Answer from the context only.\n\nContext:\n{context}\n\nQuestion: {question}"
+)
+ANSWER = (
+    'The "with" statement is used to wrap the execution of a block with methods defined by a '
+    "context manager (see section With Statement Context Managers). If a target was included "
+    'in the "with" statement, the return value from "__enter__()" is assigned to it.'
+)
+CONTEXT = "Lists hold their values in order.\n\nA generator yields its values lazily."
+
+
+def test_class():
+    assert BaseChatModel in ExtractiveChatModel.__mro__
+
+
+def test_it_answers_from_the_context_of_its_messages():
+    llm = ExtractiveChatModel(sentences=1)
+    messages = [SystemMessage(f"Context:\n{CONTEXT}"), HumanMessage("What does a generator do?")]
+    reply = llm.invoke(messages)
+    assert isinstance(reply, AIMessage)
+    assert reply.content == "A generator yields its values lazily."
+    # LangChain closes a stream with an empty chunk of its own.
+    chunks = [chunk.content for chunk in llm.stream(messages) if chunk.content]
+    assert chunks == ["A", " generator", " yields", " its", " values", " lazily."]
+    invented = ExtractiveChatModel(sentences=1, invent="Generators were added in 1991.")
+    assert invented.invoke(messages).content == (
+        "A generator yields its values lazily. Generators were added in 1991."
+    )
+
+
+def test_a_rag_chain_on_it_gives_an_answer_the_check_supports(emulator):
+    retriever = DiscoveryEngineRetriever(
+        project_id="p", data_store_id="python-docs", k=3, emulator_host=emulator.address
+    )
+    rag = (
+        {
+            "context": retriever | (lambda docs: "\n\n".join(d.page_content for d in docs)),
+            "question": RunnablePassthrough(),
+        }
+        | PROMPT
+        | ExtractiveChatModel()
+        | StrOutputParser()
+    )
+    answer = rag.invoke(QUESTION)
+    assert answer == ANSWER  # the context sentences closest to the question, not the prompt
+    checker = GroundingChecker(project_id="p", emulator_host=emulator.address)
+    report = checker.check(answer, retriever.invoke(QUESTION))
+    assert report.support_score == 1.0
+    assert [claim.status for claim in report.claims] == ["supported", "supported"]
