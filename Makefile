@@ -38,7 +38,9 @@ bench: $(VENV)/.installed-test
 
 # Mutation testing of the core's modules ([tool.mutmut] in pyproject.toml), then the score
 # per module (tests/core/mutation_score.py). Minutes, so not part of `make test` or CI.
-# MUTANTS='grounding_core.offsets.*' re-runs one module and keeps the other results.
+# MUTANTS='grounding_core.offsets.*' re-runs one module and keeps the other results, but
+# deletes mutants/mutmut-stats.json first: mutmut records which tests cover which function only
+# for tests it has not seen, so kept stats never run changed tests on changed code (false survivors).
 MUTANTS ?=
 MUTATION_CHILDREN ?= 2
 $(VENV)/.installed-mutmut: | $(VENV)/.installed-test
@@ -46,7 +48,7 @@ $(VENV)/.installed-mutmut: | $(VENV)/.installed-test
 	touch $@
 
 mutation: $(VENV)/.installed-test $(VENV)/.installed-mutmut
-	$(if $(MUTANTS),,rm -rf mutants)
+	$(if $(MUTANTS),rm -f mutants/mutmut-stats.json,rm -rf mutants)
 	$(BIN)/mutmut run --max-children $(MUTATION_CHILDREN) $(foreach m,$(MUTANTS),'$(m)')
 	$(BIN)/python -m tests.core.mutation_score
 

@@ -22,6 +22,10 @@ class Equivalent:
 
 CODEC_CASE = "codec names are case-insensitive"
 FALSY_NONE = "None is falsy, like the False it replaces"
+UNREAD_PLACEHOLDER = (
+    "a placeholder: emulator_channel sets the channel right after building it, before any call "
+    "can reach the interceptor, so the initial value is never read"
+)
 STYLE_CASE = "rich parses style names case-insensitively: the terminal output is the same"
 
 
@@ -275,5 +279,26 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         FALSY_NONE,
         "self._sync_channel = emulator_channel(self.emulator_host, asynchronous=None)",
         "client = self._build(client_cls, asynchronous=None, channel=self._sync_channel)",
+    ),
+    *_each(
+        "grounding_core.clients._RefusedConnection.__init__",
+        UNREAD_PLACEHOLDER,
+        'self.channel: grpc.Channel | None = ""',
+    ),
+    *_each(
+        "grounding_core.clients._AsyncRefusedConnection.__init__",
+        UNREAD_PLACEHOLDER,
+        'self.channel: grpc.aio.Channel | None = ""',
+    ),
+    *_each(
+        "grounding_core.clients._RefusedConnection.intercept_unary_unary",
+        "grpc's continuation takes each attribute the details lack from the call's own "
+        "(grpc/_interceptor.py _unwrap_client_call_details): None makes the same call",
+        "outcome = continuation(None, request)",
+    ),
+    *_each(
+        "grounding_core.clients._Clients._emulator_host",
+        "emulator_address's source defaults to 'emulator_host', the value passed",
+        "return emulator_address(given, )",
     ),
 )

@@ -8,9 +8,9 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
-from grounding_core import GroundingReport, InputError
+from grounding_core import GroundingReport, InputError, UngroundedAnswerError
 from grounding_core.html_report import check_failed_html, grounding_html
-from grounding_core.records import CitedChunk, GroundingResult, GroundingSource
+from grounding_core.records import CitedChunk, Claim, GroundingResult, GroundingSource
 from grounding_core.render import grounding_markdown
 
 from .claims import claim_at
@@ -99,3 +99,14 @@ def test_one_id_per_source_or_a_clear_error(ids):
         f"source_ids has {len(ids)} ids for 2 sources: give one id per source, in the same order"
     )
     assert info.value.field == "source_ids"
+
+
+def test_the_ungrounded_error_lists_every_unsupported_claim():
+    claims = (Claim("Paris is big.", 0, 13), Claim("Lyon is old.", 14, 26))
+    report = GroundingReport(GroundingResult(ANSWER, 0.0, claims), SOURCES, ())
+    with pytest.raises(UngroundedAnswerError) as info:
+        report.enforce("raise")
+    assert str(info.value) == (
+        "the answer's support score 0.00 is below the required 1.00; 2 claim(s) unsupported: "
+        "'Paris is big.'; 'Lyon is old.'"
+    )

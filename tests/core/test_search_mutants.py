@@ -14,6 +14,7 @@ from grounding_core import (
     InputError,
     NotFoundError,
     SearchResults,
+    ServiceUnavailableError,
 )
 from grounding_core.search import (
     _results,
@@ -32,6 +33,7 @@ from .emulated import PROJECT, RETRYING, result_of
 TARGET = DiscoveryEngineTarget(project=PROJECT, data_store="test-docs")
 THRESHOLD = de.SearchRequest.RelevanceThreshold
 MODE = de.SearchRequest.ContentSearchSpec.SearchResultMode
+NO_RETRY = CallOptions(retry=None)
 PAGING = "lighthouse"  # 250 chunks of the test corpus match
 KNOWLEDGE = "sort a list"  # 127 chunks of the Developer Knowledge corpus match
 
@@ -318,3 +320,13 @@ def test_a_malformed_relevance_filter_names_an_example():
 
 def test_no_page_is_no_result():
     assert _results([], 5) == SearchResults(())
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+async def test_searches_pass_no_retry_on(emulator, de_clients, de_async_clients, asynchronous):
+    clients = de_async_clients if asynchronous else de_clients
+    emulator.faults.fail("Search", code="UNAVAILABLE", times=1)
+    with pytest.raises(ServiceUnavailableError, match="UNAVAILABLE"):
+        await result_of(
+            _search(asynchronous), clients, TARGET, PAGING, ChunkSearchSpec(k=2), NO_RETRY
+        )

@@ -16,6 +16,7 @@ from grounding_core import (
     grounding_config_path,
     resolve_project,
 )
+from grounding_core.settings import emulator_address
 
 ID_RULE = "use letters, digits, '-' and '_' only, up to 127 characters"
 
@@ -331,3 +332,24 @@ def test_the_project_of_the_credentials(no_project, tmp_path):
     path.write_text(json.dumps(account), encoding="utf-8")
     no_project.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(path))
     assert resolve_project(None, emulator=False) == "from-credentials"
+
+
+def test_a_collection_named_locations_keeps_its_sessions():
+    target = DiscoveryEngineTarget(project="p", engine="e", collection="locations")
+    name = "projects/p/locations/global/collections/locations/engines/e/sessions/5"
+    assert target.session_path("5") == name
+    assert target.session_path(name) == name
+
+
+def test_emulator_address_refusals_say_what_to_write():
+    with pytest.raises(ConfigurationError) as info:
+        emulator_address("https://hostX/", "--emulator-host")
+    assert str(info.value) == (
+        "--emulator-host 'https://hostX/' uses https://, but the emulator speaks plaintext "
+        "gRPC: write 'hostX' (or http://...)"
+    )
+    with pytest.raises(ConfigurationError) as info:
+        emulator_address(8123)
+    assert str(info.value) == (
+        "emulator_host must be a string HOST:PORT (for example 127.0.0.1:8123), got int"
+    )
