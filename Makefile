@@ -39,8 +39,10 @@ bench: $(VENV)/.installed-test
 # Mutation testing of the core's modules ([tool.mutmut] in pyproject.toml), then the score
 # per module (tests/core/mutation_score.py). Minutes, so not part of `make test` or CI.
 # MUTANTS='grounding_core.offsets.*' re-runs one module and keeps the other results, but
-# deletes mutants/mutmut-stats.json first: mutmut records which tests cover which function only
-# for tests it has not seen, so kept stats never run changed tests on changed code (false survivors).
+# deletes mutants/mutmut-stats.json first: mutmut records which tests reach which function only
+# for tests it has not seen, so with kept stats a test whose calls changed never runs against the
+# new code (false survivors). A module newly added to only_mutate needs its stale unmutated copy
+# deleted: rm mutants/grounding_core/<module>.py
 MUTANTS ?=
 MUTATION_CHILDREN ?= 2
 $(VENV)/.installed-mutmut: | $(VENV)/.installed-test
