@@ -55,6 +55,7 @@ from .settings import (
     CallOptions,
     DiscoveryEngineTarget,
     RetryPolicy,
+    _check_id,
     grounding_config_path,
     resolve_project,
 )
@@ -77,8 +78,12 @@ emulator-host variables of ``clients``; ours, not Google's)."""
 
 
 def default_data_store() -> str | None:
-    """The data store ``$GROUNDING_DATA_STORE`` names, if it is set and not empty."""
-    return os.environ.get(GROUNDING_DATA_STORE) or None
+    """The data store ``$GROUNDING_DATA_STORE`` names, if it is set and not empty (a
+    ``ConfigurationError`` naming the variable when it is not a valid id)."""
+    value = os.environ.get(GROUNDING_DATA_STORE) or None
+    if value is not None:
+        _check_id(f"${GROUNDING_DATA_STORE}", value, "my-docs-store")
+    return value
 
 
 class DeveloperKnowledgeConnectionArgs(TypedDict, total=False):

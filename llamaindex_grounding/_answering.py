@@ -17,12 +17,13 @@ from grounding_core import (
     DeveloperKnowledgeAnswerQuery,
     DiscoveryEngineAnswerQuery,
     DiscoveryEngineSearchSummary,
+    DiscoveryEngineTarget,
     GroundedAnswer,
 )
 
 from .nodes import answer_response
 
-__all__ = ["AnswerQueryEngine"]
+__all__ = ["AnswerQueryEngine", "ServingConfigQueryEngine"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,24 @@ class AnswerQueryEngine(BaseQueryEngine, Generic[AnsweringT]):
 
     async def _aquery(self, query_bundle: QueryBundle) -> Response:
         return _response(await self._answering.aanswer(query_bundle.query_str))
+
+
+ServingConfigT = TypeVar("ServingConfigT", DiscoveryEngineAnswerQuery, DiscoveryEngineSearchSummary)
+
+
+class ServingConfigQueryEngine(AnswerQueryEngine[ServingConfigT]):
+    """An answer query engine over a Discovery Engine serving config (answers or summaries)."""
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(serving_config={self.target.serving_config_path!r}, "
+            f"endpoint={self._answering.connection.clients.endpoint!r})"
+        )
+
+    @property
+    def target(self) -> DiscoveryEngineTarget:
+        """The engine or data store asked."""
+        return self._answering.target
 
 
 def _response(answer: GroundedAnswer) -> Response:

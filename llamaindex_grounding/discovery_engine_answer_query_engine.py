@@ -9,15 +9,14 @@ from grounding_core import (
     AnswerSpec,
     DiscoveryEngineAnswerQuery,
     DiscoveryEngineAnswerQueryArgs,
-    DiscoveryEngineTarget,
 )
 
-from ._answering import AnswerQueryEngine
+from ._answering import ServingConfigQueryEngine
 
 __all__ = ["DiscoveryEngineAnswerQueryEngine"]
 
 
-class DiscoveryEngineAnswerQueryEngine(AnswerQueryEngine[DiscoveryEngineAnswerQuery]):
+class DiscoveryEngineAnswerQueryEngine(ServingConfigQueryEngine[DiscoveryEngineAnswerQuery]):
     """A grounded answer from Discovery Engine's ``answerQuery``, as a LlamaIndex query engine.
 
     Setup:
@@ -75,17 +74,6 @@ class DiscoveryEngineAnswerQueryEngine(AnswerQueryEngine[DiscoveryEngineAnswerQu
         **arguments: Unpack[DiscoveryEngineAnswerQueryArgs],
     ) -> None:
         super().__init__(DiscoveryEngineAnswerQuery.connect(**arguments), callback_manager)
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(serving_config={self.target.serving_config_path!r}, "
-            f"endpoint={self._answering.connection.clients.endpoint!r})"
-        )
-
-    @property
-    def target(self) -> DiscoveryEngineTarget:
-        """The engine or data store asked."""
-        return self._answering.target
 
     @property
     def spec(self) -> AnswerSpec:

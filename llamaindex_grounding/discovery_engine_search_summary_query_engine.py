@@ -9,16 +9,17 @@ from typing_extensions import Unpack
 from grounding_core import (
     DiscoveryEngineSearchSummary,
     DiscoveryEngineSearchSummaryArgs,
-    DiscoveryEngineTarget,
     SummarySpec,
 )
 
-from ._answering import AnswerQueryEngine
+from ._answering import ServingConfigQueryEngine
 
 __all__ = ["DiscoveryEngineSearchSummaryQueryEngine"]
 
 
-class DiscoveryEngineSearchSummaryQueryEngine(AnswerQueryEngine[DiscoveryEngineSearchSummary]):
+class DiscoveryEngineSearchSummaryQueryEngine(
+    ServingConfigQueryEngine[DiscoveryEngineSearchSummary]
+):
     """The summary of a Discovery Engine search (``content_search_spec.summary_spec``), as a
     LlamaIndex query engine.
 
@@ -74,17 +75,6 @@ class DiscoveryEngineSearchSummaryQueryEngine(AnswerQueryEngine[DiscoveryEngineS
     ) -> None:
         summarizing = DiscoveryEngineSearchSummary.connect(**arguments)
         super().__init__(summarizing, callback_manager)
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(serving_config={self.target.serving_config_path!r}, "
-            f"endpoint={self._answering.connection.clients.endpoint!r})"
-        )
-
-    @property
-    def target(self) -> DiscoveryEngineTarget:
-        """The engine or data store searched."""
-        return self._answering.target
 
     @property
     def spec(self) -> SummarySpec:

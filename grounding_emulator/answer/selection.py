@@ -13,6 +13,9 @@ sentence), skipping any sentence that is a near-duplicate of one already chosen 
 ``strict``, any whose relevance is below ``MIN_SENTENCE_RELEVANCE``. The chosen sentences come
 in reading order: the chunks in the order of their best chosen sentence, each chunk's sentences
 in their order in the chunk.
+
+Google's answers and summaries come from a model, and its docs do not say how their text is
+chosen: this rule is the emulator's own (docs/emulator.md, "What differs from Google").
 """
 
 from __future__ import annotations

@@ -100,6 +100,25 @@ def test_a_target_naming_nothing_is_the_data_store_of_the_variable(monkeypatch):
             connection.target()
 
 
+def test_a_bad_data_store_in_the_variable_is_named_as_the_variable(monkeypatch):
+    connection = DiscoveryEngineConnection.create(project_id="p", emulator_host="h:1")
+    monkeypatch.setenv(GROUNDING_DATA_STORE, "a/b")
+    with pytest.raises(ConfigurationError) as info:
+        connection.target()
+    assert str(info.value) == (
+        "$GROUNDING_DATA_STORE 'a/b' is not a valid resource id: use letters, digits, '-' and "
+        "'_' only, up to 127 characters (for example 'my-docs-store')"
+    )
+    # A bad id the caller gave, or a bad setting beside the variable's id, is not blamed on it.
+    with pytest.raises(ConfigurationError) as info:
+        connection.target(data_store_id="c/d")
+    assert str(info.value).startswith("data_store 'c/d' is not a valid resource id")
+    monkeypatch.setenv(GROUNDING_DATA_STORE, "kb")
+    with pytest.raises(ConfigurationError) as info:
+        connection.target(serving_config_id="x/y")
+    assert str(info.value).startswith("serving_config 'x/y' is not a valid resource id")
+
+
 def test_developer_knowledge_create_hands_every_setting_on():
     credentials = AnonymousCredentials()
     connection = DeveloperKnowledgeConnection.create(
