@@ -23,6 +23,7 @@ from .answers import (
     answer_developer_query,
     answer_query,
 )
+from .arguments import refuse_unknown_arguments, unknown_arguments_message, without_inputs
 from .check import DEFAULT_FALLBACK_ANSWER, ErrorPolicy, GroundingCheck, GroundingOutcome
 from .clients import (
     DEVELOPERKNOWLEDGE_EMULATOR_HOST,
@@ -72,6 +73,7 @@ from .metadata import (
 from .offsets import Utf8Offsets
 from .pass_mark import format_score, grounding_verdict
 from .records import (
+    EMPTY_ANSWER,
     AnnotationMetadata,
     AnswerCitation,
     CitedChunk,
@@ -186,6 +188,7 @@ __all__ = [
     "DEFAULT_WEAK_BELOW",
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
     "DISCOVERYENGINE_EMULATOR_HOST",
+    "EMPTY_ANSWER",
     "GROUNDING_DATA_STORE",
     "MAX_ANSWER_TOKENS",
     "MAX_CHUNK_NEIGHBOURS",
@@ -301,6 +304,7 @@ __all__ = [
     "grounding_verdict",
     "history_text",
     "list_sessions",
+    "refuse_unknown_arguments",
     "resolve_project",
     "search_chunks",
     "search_developer_knowledge",
@@ -308,4 +312,6 @@ __all__ = [
     "search_results",
     "search_summary",
     "support_level",
+    "unknown_arguments_message",
+    "without_inputs",
 ]

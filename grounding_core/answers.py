@@ -40,6 +40,7 @@ from .specs import (
     AnswerSpec,
     DataStoreSpec,
 )
+from .validation import check_request_size, check_wire_text
 
 __all__ = [
     "aanswer_developer_query",
@@ -127,7 +128,7 @@ def answer_query_request(
     grounding: dict[str, Any] = {"include_grounding_supports": spec.include_grounding_supports}
     if spec.filtering_level is not None:
         grounding["filtering_level"] = _FILTERING_LEVELS[spec.filtering_level]
-    return de.AnswerQueryRequest(
+    request = de.AnswerQueryRequest(
         serving_config=target.serving_config_path,
         query={"text": check_query(query)},
         session=target.session_path(spec.session) if spec.session is not None else "",
@@ -139,6 +140,8 @@ def answer_query_request(
         query_understanding_spec=_query_understanding(spec),
         user_pseudo_id=spec.user_pseudo_id,
     )
+    check_request_size("AnswerQuery", de.AnswerQueryRequest.pb(request))
+    return request
 
 
 def _resource(request: de.AnswerQueryRequest) -> str:
@@ -197,7 +200,7 @@ def check_developer_filter(filter: object) -> str:
             field="filter",
             limit=MAX_DEVELOPER_KNOWLEDGE_TEXT,
         )
-    return filter
+    return check_wire_text("filter", filter)
 
 
 def developer_answer_request(query: str, filter: str = "") -> dk.AnswerQueryRequest:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import hashlib
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -24,6 +26,7 @@ from .errors import OffsetError
 from .facts import FactList
 from .offsets import Utf8Offsets
 from .records import (
+    EMPTY_ANSWER,
     AnnotationMetadata,
     AnswerCitation,
     CitedChunk,
@@ -277,14 +280,24 @@ def search_results_from_response(response: Any, chunks: Sequence[SourceChunk]) -
     )
 
 
+def _content_digest(content: str) -> str:
+    """16 hex digits of the SHA-256 of ``content``: what tells apart chunks that have no id."""
+    return hashlib.sha256(content.encode()).hexdigest()[:16]
+
+
 def chunk_from_developer_knowledge(chunk: Any) -> SourceChunk:
     """A Developer Knowledge ``DocumentChunk`` (raw pb) as a record.
 
-    Its name is ``{parent}/chunks/{id}`` (answer references carry no chunk id: there it is the
-    parent document's name).
+    Its name is ``{parent}/chunks/{id}``. Answer references carry no chunk id ("The
+    ``document_chunk.id`` field is not set", ``Answer.DocumentReference``): there it is
+    ``{parent}#{digest}``, the digest of the chunk's content, so that two chunks of one
+    document have two names, and a chunk the same name in every answer that cites it.
     """
     document = chunk.document
-    name = f"{chunk.parent}/chunks/{chunk.id}" if chunk.id else chunk.parent
+    if chunk.id:
+        name = f"{chunk.parent}/chunks/{chunk.id}"
+    else:
+        name = f"{chunk.parent}#{_content_digest(chunk.content)}"
     return SourceChunk(
         name=name,
         content=chunk.content,
@@ -484,6 +497,40 @@ def _discovery_engine_reference(reference: Any) -> SourceChunk:
     return SourceChunk(name="", content="")
 
 
+def _unique_names(references: Sequence[SourceChunk]) -> tuple[SourceChunk, ...]:
+    """``references`` with a name each that no other has. A unique name is kept (a chunk's
+    resource name, a document's); a name several share (two references to one document) gets
+    ``#`` and the content's digest, and one still shared (the same content twice) ``~2``,
+    ``~3``, ... on its later occurrences."""
+    counts = Counter(reference.name for reference in references)
+    used = {name for name, count in counts.items() if count == 1}
+    next_number: dict[str, int] = {}
+    out = []
+    for reference in references:
+        if counts[reference.name] == 1:
+            out.append(reference)
+            continue
+        suffix = f"#{_content_digest(reference.content)}"
+        # A Developer Knowledge reference's name ends with its digest already.
+        base = reference.name if reference.name.endswith(suffix) else reference.name + suffix
+        # Numbers go on from the last one given for this base: linear in the references.
+        number = next_number.get(base, 1)
+        name = base if number == 1 else f"{base}~{number}"
+        while name in used:
+            number += 1
+            name = f"{base}~{number}"
+        # Names of other bases never collide: a base ends with a digest, never with "~n".
+        next_number[base] = number + 1
+        out.append(dataclasses.replace(reference, name=name))
+    return tuple(out)
+
+
+def _skipped_reasons(text: str, reasons: Iterable[str]) -> tuple[str, ...]:
+    """The service's skip reasons, or ``EMPTY_ANSWER`` when it sent no text and no reason."""
+    given = tuple(reasons)
+    return given or ((EMPTY_ANSWER,) if not text.strip() else ())
+
+
 def _reference_index(reference_id: str) -> int:
     # Discovery Engine names references by their position, as a decimal string.
     return int(reference_id) if reference_id.isdigit() else -1
@@ -520,7 +567,7 @@ def _segments(
 def answer_from_discovery_engine(answer: Any, *, session: str = "") -> GroundedAnswer:
     """A Discovery Engine ``Answer`` (raw pb) as a record."""
     text = answer.answer_text
-    references = tuple(_discovery_engine_reference(r) for r in answer.references)
+    references = _unique_names([_discovery_engine_reference(r) for r in answer.references])
 
     def indices(item: Any) -> tuple[int, ...]:
         return tuple(_reference_index(s.reference_id) for s in item.sources)
@@ -549,8 +596,12 @@ def answer_from_discovery_engine(answer: Any, *, session: str = "") -> GroundedA
             for item, fields in supports
         ),
         state=_enum_name(answer, "state", answer.state),
-        skipped_reasons=tuple(
-            _enum_name(answer, "answer_skipped_reasons", r) for r in answer.answer_skipped_reasons
+        skipped_reasons=_skipped_reasons(
+            text,
+            (
+                _enum_name(answer, "answer_skipped_reasons", r)
+                for r in answer.answer_skipped_reasons
+            ),
         ),
         related_questions=tuple(answer.related_questions),
         name=answer.name,
@@ -561,9 +612,11 @@ def answer_from_discovery_engine(answer: Any, *, session: str = "") -> GroundedA
 def answer_from_developer_knowledge(answer: Any) -> GroundedAnswer:
     """A Developer Knowledge ``Answer`` (raw pb) as a record."""
     text = answer.answer_text
-    references = tuple(
-        chunk_from_developer_knowledge(r.document_reference.document_chunk)
-        for r in answer.references
+    references = _unique_names(
+        [
+            chunk_from_developer_knowledge(r.document_reference.document_chunk)
+            for r in answer.references
+        ]
     )
 
     def indices(item: Any) -> tuple[int, ...]:
@@ -576,7 +629,10 @@ def answer_from_developer_knowledge(answer: Any) -> GroundedAnswer:
         answer_text=text,
         citations=tuple(AnswerCitation(**fields) for _, fields in citations),
         references=references,
+        # The Developer Knowledge Answer has no state and no skip reason: the call succeeded,
+        # and an answer without text is a declined one.
         state="SUCCEEDED",
+        skipped_reasons=_skipped_reasons(text, ()),
     )
 
 
@@ -647,7 +703,7 @@ def answer_from_search_summary(response: Any) -> GroundedAnswer:
     text = metadata.summary if summary.HasField("summary_with_metadata") else summary.summary_text
     chunks = [chunk_from_search_result(r) for r in response.results if r.HasField("chunk")]
     by_content = {(c.document_name, c.content): c for c in chunks}
-    references = tuple(_summary_reference(r, by_content) for r in metadata.references)
+    references = _unique_names([_summary_reference(r, by_content) for r in metadata.references])
 
     def indices(item: Any) -> tuple[int, ...]:
         return tuple(s.reference_index for s in item.sources)
@@ -663,8 +719,11 @@ def answer_from_search_summary(response: Any) -> GroundedAnswer:
         answer_text=text,
         citations=tuple(AnswerCitation(**fields) for _, fields in citations),
         references=references,
-        skipped_reasons=tuple(
-            _enum_name(summary, "summary_skipped_reasons", r)
-            for r in summary.summary_skipped_reasons
+        skipped_reasons=_skipped_reasons(
+            text,
+            (
+                _enum_name(summary, "summary_skipped_reasons", r)
+                for r in summary.summary_skipped_reasons
+            ),
         ),
     )

@@ -8,10 +8,12 @@ Hierarchy::
     ├── OffsetError               a UTF-8 byte offset is outside the text or inside a character
     ├── UngroundedAnswerError     the answer failed the grounding check (raised only on request)
     └── ServiceError              a call to Google's service (or the emulator) failed
-        ├── InvalidRequestError       INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE
+        ├── InvalidRequestError       INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE, and
+        │                             RESOURCE_EXHAUSTED for a message over gRPC's size limit
         ├── NotFoundError             NOT_FOUND
         ├── PermissionDeniedError     PERMISSION_DENIED, UNAUTHENTICATED
-        ├── ServiceUnavailableError   UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL (retries exhausted)
+        ├── ServiceUnavailableError   UNAVAILABLE, RESOURCE_EXHAUSTED (quota), CANCELLED by the
+        │                             server (retries exhausted); INTERNAL (not retried)
         └── DeadlineExceededError     DEADLINE_EXCEEDED, or the retry deadline ran out
 
 Every ``ServiceError`` chains the ``google.api_core.exceptions`` error that caused it
@@ -22,6 +24,7 @@ subclass ``ValueError`` so that code catching ``ValueError`` keeps working.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 
 from google.api_core import exceptions as core_exceptions
@@ -38,6 +41,7 @@ __all__ = [
     "ServiceError",
     "ServiceUnavailableError",
     "UngroundedAnswerError",
+    "message_too_large",
     "translate_errors",
 ]
 
@@ -155,9 +159,38 @@ _MAPPING: tuple[tuple[type[BaseException], type[ServiceError], str], ...] = (
     (
         core_exceptions.InternalServerError,
         ServiceUnavailableError,
-        "the service failed internally; retry later",
+        "the service failed internally; not retried, as Google's clients do not retry INTERNAL "
+        "(AIP-194): report it if it persists",
+    ),
+    (
+        core_exceptions.Cancelled,
+        ServiceUnavailableError,
+        "the server cancelled the call, e.g. while shutting down; retry it later",
     ),
 )
+
+# The texts of a message over a size limit: gRPC's own ("Received message larger than max
+# (20971520 vs. 16777216)", "Sent message larger than max (...)", RESOURCE_EXHAUSTED) and that
+# of Google's API front end ("Request payload size exceeds the limit: 10485760 bytes.",
+# INVALID_ARGUMENT). No retry can fix either: the same request is as large next time.
+_TOO_LARGE = re.compile(
+    r"message larger than max \((?P<size>\d+) vs\. (?P<limit>\d+)\)"
+    r"|Request payload size exceeds the limit: (?P<payload_limit>\d+) bytes"
+)
+_TOO_LARGE_HINT = "send fewer or smaller facts or metadata, or ask for fewer results per page"
+
+
+def message_too_large(exc: BaseException) -> tuple[int | None, int] | None:
+    """``(size or None, limit)`` in bytes when ``exc`` says a message is over a size limit
+    (gRPC's RESOURCE_EXHAUSTED or the API front end's INVALID_ARGUMENT), else ``None``."""
+    if not isinstance(exc, core_exceptions.ResourceExhausted | core_exceptions.InvalidArgument):
+        return None
+    found = _TOO_LARGE.search(exc.message or "")
+    if found is None:
+        return None
+    if found["payload_limit"] is not None:
+        return None, int(found["payload_limit"])
+    return int(found["size"]), int(found["limit"])
 
 
 def _describe(exc: BaseException) -> str:
@@ -171,6 +204,15 @@ def _describe(exc: BaseException) -> str:
 
 def service_error(exc: BaseException, *, operation: str, resource: str) -> ServiceError:
     """The project error for a failed call, naming the operation, resource and cause."""
+    too_large = message_too_large(exc)
+    if too_large is not None:
+        size, limit = too_large
+        given = f" of {size:,} bytes" if size is not None else ""
+        return InvalidRequestError(
+            f"{operation} on {resource} failed: a message{given} is larger than the {limit:,} "
+            f"bytes allowed ({_describe(exc)}): {_TOO_LARGE_HINT}",
+            cause=exc,
+        )
     error_type, hint = next(
         ((error, hint) for google, error, hint in _MAPPING if isinstance(exc, google)),
         (ServiceError, "see the chained exception"),

@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import InputError
 from .records import GroundingSource
+from .validation import check_wire_text, jsonable_metadata
 
 __all__ = [
     "MAX_ANSWER_TOKENS",
@@ -30,6 +31,9 @@ __all__ = [
 MAX_FACTS = 200
 MAX_FACT_CHARS = 10_000
 MAX_ANSWER_TOKENS = 4_096
+# Google gives no character bound; no model token is longer than 32 characters, so a longer
+# answer is over 4,096 tokens even when the estimate below counts a long run as one.
+MAX_ANSWER_CHARS = 32 * MAX_ANSWER_TOKENS
 
 # A word, a number, a single CJK/kana/hangul character or one punctuation mark. Model tokenizers
 # split at least this finely, so the count is a lower bound: what it refuses is surely too long,
@@ -45,17 +49,6 @@ def estimate_tokens(text: str) -> int:
     return sum(1 for _ in _TOKEN.finditer(text))
 
 
-def _check_encodable(name: str, text: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InputError(
-            f"{name} holds a lone surrogate ({text[exc.start]!r} at index {exc.start}), which "
-            "is not valid UTF-8 and cannot be sent: decode the text properly or remove it",
-            field=name,
-        ) from exc
-
-
 def check_answer_candidate(answer: object) -> str:
     """``answer`` if it can be checked: a non-empty string within 4,096 tokens."""
     if not isinstance(answer, str):
@@ -68,6 +61,14 @@ def check_answer_candidate(answer: object) -> str:
             "answer_candidate is empty: there is nothing to check; generate an answer first",
             field="answer_candidate",
         )
+    if len(answer) > MAX_ANSWER_CHARS:
+        raise InputError(
+            f"answer_candidate has {len(answer)} characters; CheckGrounding accepts at most "
+            f"{MAX_ANSWER_TOKENS} tokens, which no text over {MAX_ANSWER_CHARS} characters is "
+            "within: check the answer in parts (for example paragraph by paragraph)",
+            field="answer_candidate",
+            limit=MAX_ANSWER_CHARS,
+        )
     # Every token is at least one character: a short answer needs no count.
     tokens = estimate_tokens(answer) if len(answer) > MAX_ANSWER_TOKENS else 0
     if tokens > MAX_ANSWER_TOKENS:
@@ -77,21 +78,28 @@ def check_answer_candidate(answer: object) -> str:
             field="answer_candidate",
             limit=MAX_ANSWER_TOKENS,
         )
-    _check_encodable("answer_candidate", answer)
+    check_wire_text("answer_candidate", answer)
     return answer
 
 
-def attributes_from_metadata(metadata: Mapping[str, Any]) -> dict[str, str]:
-    """Fact attributes: strings as they are, other values as JSON, ``None`` left out."""
-    attributes: dict[str, str] = {}
-    for key, value in metadata.items():
-        if value is None:
-            continue
-        if isinstance(value, str):
-            attributes[str(key)] = value
-        else:
-            attributes[str(key)] = json.dumps(value, ensure_ascii=False, default=str)
-    return attributes
+def attributes_from_metadata(
+    metadata: Mapping[str, Any] | None, path: str = "metadata"
+) -> dict[str, str]:
+    """Fact attributes: strings as they are, other values as JSON (made JSON-safe by
+    ``jsonable_metadata``, which also refuses what cannot be sent), ``None`` left out;
+    ``metadata=None`` is no metadata. ``path`` names the metadata in errors."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InputError(
+            f"{path} must be a dict of attributes, got {type(metadata).__name__}", field=path
+        )
+    values: dict[str, Any] = jsonable_metadata(metadata, path)
+    return {
+        key: value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        for key, value in values.items()
+        if value is not None
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +149,9 @@ def build_facts(sources: Sequence[GroundingSource | str]) -> FactList:
                 field=f"facts[{index}].fact_text",
                 limit=MAX_FACT_CHARS,
             )
-        _check_encodable(f"facts[{index}].fact_text", source.text)
+        check_wire_text(f"facts[{index}].fact_text", source.text)
         texts.append(source.text)
-        attributes.append(attributes_from_metadata(source.metadata))
+        attributes.append(attributes_from_metadata(source.metadata, f"sources[{index}].metadata"))
         indices.append(index)
     if len(texts) > MAX_FACTS:
         raise InputError(

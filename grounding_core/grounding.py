@@ -30,6 +30,7 @@ from .records import GroundingResult, GroundingSource
 from .report import DEFAULT_MIN_SUPPORT_SCORE, GroundingReport
 from .settings import CallOptions
 from .specs import GroundingSpec
+from .validation import check_request_size
 
 __all__ = [
     "acheck_grounding",
@@ -62,6 +63,7 @@ def check_grounding_request(
     message.grounding_spec.citation_threshold = spec.citation_threshold
     message.grounding_spec.enable_claim_level_score = spec.enable_claim_level_score
     message.user_labels.update(spec.user_labels)
+    check_request_size("CheckGrounding", message)
     return de.CheckGroundingRequest.wrap(message), facts
 
 
@@ -114,7 +116,12 @@ def check_sources(
     """Check ``answer`` against the caller's own objects (``sources``, e.g. LangChain documents
     or LlamaIndex nodes) given as ``grounding_sources`` (one each, same order): the report's
     claims cite those very objects, named in its metadata by ``source_ids`` (default: their
-    positions)."""
+    positions). An empty or blank answer is not sent: its report is
+    ``GroundingReport.nothing_to_check``."""
+    if _nothing_to_check(answer):
+        return GroundingReport.nothing_to_check(
+            answer, sources, grounding_sources, min_support_score, source_ids
+        )
     result = check_grounding(clients, grounding_config, answer, grounding_sources, spec, options)
     return _report(result, sources, grounding_sources, min_support_score, source_ids)
 
@@ -132,10 +139,19 @@ async def acheck_sources(
     source_ids: Sequence[str] = (),
 ) -> GroundingReport[S]:
     """Async ``check_sources``, on Google's async client."""
+    if _nothing_to_check(answer):
+        return GroundingReport.nothing_to_check(
+            answer, sources, grounding_sources, min_support_score, source_ids
+        )
     result = await acheck_grounding(
         clients, grounding_config, answer, grounding_sources, spec, options
     )
     return _report(result, sources, grounding_sources, min_support_score, source_ids)
+
+
+def _nothing_to_check(answer: object) -> bool:
+    # Only a string: anything else goes on to check_answer_candidate, which names the type.
+    return isinstance(answer, str) and not answer.strip()
 
 
 def _report(

@@ -9,10 +9,12 @@ sources are listed below the answer and each claim links to its entry.
 
 Safe with any answer and source text:
 
-- every piece of text is HTML-escaped (lone surrogates and control characters replaced), and
-  ids, classes and ``data-`` values are generated here, never taken from content;
-- only ``http``/``https`` URIs become links (``rel="noopener noreferrer nofollow"``); any
-  other URI (``javascript:``, ``data:``, ``file:``, ``gs://``...) is shown as text;
+- every piece of text is HTML-escaped after ``untrusted.printable`` (control characters made
+  visible, lone surrogates and bidi overrides replaced), and ids, classes and ``data-``
+  values are generated here, never taken from content;
+- only ``http``/``https`` URIs become links (``untrusted.safe_href``: spaces, quotes and
+  controls in the target percent-encoded; ``rel="noopener noreferrer nofollow"``); any other
+  URI (``javascript:``, ``data:``, ``file:``, ``gs://``...) is shown as text;
 - the CSS and JavaScript are static constants of this module; a full document carries a
   Content-Security-Policy that allows exactly them (by hash) and nothing else: no other script,
   style, image, font, frame, form or base URI.
@@ -38,7 +40,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import re
 from collections.abc import Sequence
 
 from .annotate import (
@@ -52,6 +53,7 @@ from .annotate import (
 )
 from .pass_mark import Verdict, format_score, shown_verdict
 from .records import GroundedAnswer, GroundingResult, GroundingSource
+from .untrusted import printable, safe_href
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
@@ -221,31 +223,10 @@ CONTENT_SECURITY_POLICY = (
     "object-src 'none'; base-uri 'none'; form-action 'none'"
 )
 
-# C0/C1 control characters other than tab, line feed and carriage return.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_URI_FORBIDDEN = re.compile(r"[\x00-\x20\x7f-\x9f\"'<>\\`]")
-
 
 def _text(value: str) -> str:
-    """``value`` escaped for HTML text or a quoted attribute."""
-    clean = value.encode("utf-8", "replace").decode("utf-8")  # lone surrogates -> '?'
-    return html.escape(_CONTROLS.sub("\ufffd", clean), quote=True)
-
-
-def safe_href(uri: str) -> str | None:
-    """``uri`` if it is an absolute ``http``/``https`` URI that is safe as a link, else ``None``.
-
-    >>> safe_href("https://docs.python.org/3/")
-    'https://docs.python.org/3/'
-    >>> safe_href("javascript:alert(1)"), safe_href("java\\tscript:x"), safe_href("https:/x")
-    (None, None, None)
-    """
-    if _URI_FORBIDDEN.search(uri):
-        return None
-    scheme, sep, rest = uri.partition("://")
-    if not sep or scheme.lower() not in ("http", "https") or not rest or rest[0] in "/?#":
-        return None
-    return uri
+    """``value`` escaped for HTML text or a quoted attribute (controls made visible first)."""
+    return html.escape(printable(value), quote=True)
 
 
 def _link(uri: str, label: str) -> str:

@@ -57,18 +57,28 @@ FACT_ATTRIBUTE_EXCLUDES = frozenset(
 )
 
 
-def grounding_source(text: str, metadata: Mapping[str, Any]) -> GroundingSource:
-    """A source for a grounding check from a framework object's text and metadata.
+def _empty(value: Any) -> bool:
+    # Not ``value in (None, "", [], {})``: ``==`` on an array compares element by element.
+    return value is None or (isinstance(value, str | list | dict) and not value)
+
+
+def grounding_source(text: str, metadata: Mapping[str, Any] | None) -> GroundingSource:
+    """A source for a grounding check from a framework object's text and metadata
+    (``None``: no metadata).
 
     Empty values and the bulky keys of ``FACT_ATTRIBUTE_EXCLUDES`` are left out of the fact's
-    attributes; other non-string values are serialized as JSON when the fact is built.
+    attributes; other non-string values are serialized as JSON when the fact is built (and
+    refused there, naming the key, if they cannot be: ``facts.attributes_from_metadata``).
     """
+    if not isinstance(metadata, Mapping):
+        # Anything else but None is refused, naming the source, when the facts are built.
+        return GroundingSource(text, {} if metadata is None else metadata)
     return GroundingSource(
         text,
         {
             key: value
             for key, value in metadata.items()
-            if key not in FACT_ATTRIBUTE_EXCLUDES and value not in (None, "", [], {})
+            if key not in FACT_ATTRIBUTE_EXCLUDES and not _empty(value)
         },
     )
 

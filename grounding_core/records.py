@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "EMPTY_ANSWER",
     "AnnotationMetadata",
     "AnswerCitation",
     "CitedChunk",
@@ -295,12 +296,19 @@ class GroundingSupport(_Record):
     references: tuple[SourceChunk, ...] = ()
 
 
+EMPTY_ANSWER = "EMPTY_ANSWER"
+"""The skip reason of an answer that came back without text and without a reason of its own
+(the Developer Knowledge API's ``Answer`` has no skip-reason field)."""
+
+
 @dataclass(frozen=True, slots=True)
 class GroundedAnswer(_Record):
     """An answer from ``answerQuery`` (Discovery Engine or Developer Knowledge).
 
-    ``references`` are the sources as chunk records; each citation carries its resolved
-    references. ``skipped_reasons`` is non-empty when the service declined to answer.
+    ``references`` are the sources as chunk records, each with a name no other reference of the
+    answer has; each citation carries its resolved references. ``skipped_reasons`` is non-empty
+    when the service declined to answer: its reasons, or ``EMPTY_ANSWER`` when it sent no text
+    and no reason.
     ``session`` is the session's resource name when the query was asked in one (the new
     session's when ``-`` was sent), ``turns`` the session's turns when the response carried them.
     """

@@ -32,9 +32,11 @@ from .pass_mark import DEFAULT_MIN_SUPPORT_SCORE, format_score, passes
 from .records import Claim, ClaimStatus, GroundingResult, GroundingSource
 from .render import grounding_markdown
 from .terminal import grounding_rich
+from .untrusted import one_line
 
 __all__ = [
     "DEFAULT_MIN_SUPPORT_SCORE",
+    "NOTHING_TO_CHECK",
     "ClaimReport",
     "GroundingReport",
     "UngroundedPolicy",
@@ -43,6 +45,12 @@ __all__ = [
 S = TypeVar("S")
 
 UngroundedPolicy = Literal["annotate", "raise", "fallback"]
+
+NOTHING_TO_CHECK = "the answer is empty: there is nothing to check"
+"""The ``skipped_reason`` of the report of an empty (or blank) answer."""
+
+# What a failed check's metadata is built from: every key, no claims.
+_NO_RESULT = GroundingResult("", None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +95,8 @@ class GroundingReport(Generic[S]):
     (and ``result`` is ``None``) when the check itself failed and the caller chose to carry on.
     ``source_ids`` name the sources in the metadata (a LangChain ``Document.id``, a LlamaIndex
     node id); a source without one (an empty id, or no ids given) is named by its position
-    (``"0"``, ``"1"``, ...).
+    (``"0"``, ``"1"``, ...). ``skipped_reason`` is set when there was nothing to check (an
+    empty answer, ``nothing_to_check``): no claims, not passed, and not an error either.
     """
 
     result: GroundingResult | None
@@ -96,6 +105,7 @@ class GroundingReport(Generic[S]):
     min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE
     error: str | None = None
     source_ids: tuple[str, ...] = ()
+    skipped_reason: str | None = None
 
     def __post_init__(self) -> None:
         ids = self.source_ids or ("",) * len(self.sources)
@@ -128,9 +138,29 @@ class GroundingReport(Generic[S]):
             source_ids=tuple(source_ids),
         )
 
+    @classmethod
+    def nothing_to_check(
+        cls,
+        answer: str,
+        sources: Sequence[S],
+        grounding_sources: Sequence[GroundingSource],
+        min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
+        source_ids: Sequence[str] = (),
+    ) -> GroundingReport[S]:
+        """The report of an empty answer (a declined one, say), which is not sent: no claims,
+        no support score, not passed, ``skipped_reason`` = ``NOTHING_TO_CHECK``."""
+        return cls(
+            GroundingResult(answer, None),
+            sources=tuple(sources),
+            grounding_sources=tuple(grounding_sources),
+            min_support_score=min_support_score,
+            source_ids=tuple(source_ids),
+            skipped_reason=NOTHING_TO_CHECK,
+        )
+
     @property
     def support_score(self) -> float | None:
-        """The service's support score (0..1), ``None`` if the check failed."""
+        """The service's support score (0..1), ``None`` if the check failed or was skipped."""
         return self.result.support_score if self.result else None
 
     @property
@@ -197,7 +227,10 @@ class GroundingReport(Generic[S]):
     def __rich__(self) -> RenderableType:
         """The terminal view: ``rich.print(report)`` (see ``grounding_core.terminal``)."""
         if self.result is None:
-            return Text(f"The grounding check failed: {self.error}", style="bold red")
+            error = one_line(str(self.error))
+            return Text(f"The grounding check failed: {error}", style="bold red")
+        if self.skipped_reason is not None:
+            return Text(f"Nothing was checked: {self.skipped_reason}", style="yellow")
         return grounding_rich(
             self.result, self.grounding_sources, min_support_score=self.min_support_score
         )
@@ -205,20 +238,25 @@ class GroundingReport(Generic[S]):
     def metadata(self) -> dict[str, Any]:
         """JSON-safe metadata, the same in every framework (``docs/metadata.md``):
         ``grounding_metadata`` plus ``passed``, ``error``, the ids of the checked sources
-        (``source_ids``, in order) and, in each claim, the ids of the sources it cites."""
+        (``source_ids``, in order), ``skipped_reason`` and, in each claim, the ids of the
+        sources it cites. Every key is there for a failed check too (no claims)."""
         ids = self.source_ids
-        base: dict[str, Any] = {"support_score": None}
-        if self.result is not None:
-            base = grounding_metadata(self.result)
-            for claim_metadata, claim in zip(base["claims"], self.result.claims, strict=True):
-                claim_metadata["source_ids"] = [
-                    ids[i] for i in claim.source_indices if i < len(ids)
-                ]
-        return {**base, "passed": self.passed, "error": self.error, "source_ids": list(ids)}
+        result = self.result if self.result is not None else _NO_RESULT
+        base = grounding_metadata(result)
+        for claim_metadata, claim in zip(base["claims"], result.claims, strict=True):
+            claim_metadata["source_ids"] = [ids[i] for i in claim.source_indices if i < len(ids)]
+        return {
+            **base,
+            "passed": self.passed,
+            "error": self.error,
+            "source_ids": list(ids),
+            "skipped_reason": self.skipped_reason,
+        }
 
     def enforce(self, policy: UngroundedPolicy) -> None:
-        """Raise ``UngroundedAnswerError`` when ``policy`` is ``raise`` and the check failed."""
-        if policy == "raise" and not self.passed:
+        """Raise ``UngroundedAnswerError`` when ``policy`` is ``raise`` and the check failed
+        (an empty answer claims nothing: it never raises)."""
+        if policy == "raise" and not self.passed and self.skipped_reason is None:
             unsupported = [repr(claim.text) for claim in self.unsupported_claims]
             raise UngroundedAnswerError(
                 f"the answer's support score {format_score(self.support_score)} is below the "

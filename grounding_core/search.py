@@ -36,6 +36,7 @@ from .specs import (
     ChunkSearchSpec,
     DeveloperKnowledgeSearchSpec,
 )
+from .validation import check_request_size, check_wire_text
 
 __all__ = [
     "asearch_chunks",
@@ -68,7 +69,7 @@ def check_query(query: object, *, maximum: int | None = None) -> str:
             field="query",
             limit=maximum,
         )
-    return query
+    return check_wire_text("query", query)
 
 
 def boost_spec_message(value: Any) -> de.SearchRequest.BoostSpec | None:
@@ -152,6 +153,7 @@ def search_request(
     boost = boost_spec_message(spec.boost_spec)
     if boost is not None:
         request.boost_spec = boost
+    check_request_size("Search", message)
     return request
 
 

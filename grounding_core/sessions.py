@@ -24,6 +24,7 @@ from .errors import InputError, translate_errors
 from .records import Session
 from .settings import CallOptions, DiscoveryEngineTarget
 from .specs import check_user_pseudo_id
+from .validation import check_wire_text
 
 __all__ = [
     "acreate_session",
@@ -60,7 +61,7 @@ def _create_request(
         parent=target.parent_path,
         session={
             "user_pseudo_id": check_user_pseudo_id(user_pseudo_id),
-            "display_name": display_name,
+            "display_name": check_wire_text("display_name", display_name),
         },
     )
 

@@ -24,7 +24,8 @@ from google.api_core import exceptions as core_exceptions
 from google.api_core import retry as retries
 from google.api_core import retry_async
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, InputError, message_too_large
+from .validation import check_field_types
 
 __all__ = [
     "DEFAULT_COLLECTION",
@@ -43,6 +44,7 @@ __all__ = [
     "check_location",
     "emulator_address",
     "grounding_config_path",
+    "is_transient",
     "resolve_project",
 ]
 
@@ -113,6 +115,12 @@ def emulator_address(value: str, source: str = "emulator_host") -> str:
             f"got {type(value).__name__}"
         )
     address = value.strip()
+    if "@" in address:
+        # user:password@host: never echoed (the password is a secret); the emulator takes none.
+        raise ConfigurationError(
+            f"{source} has a user name or password (user:...@): the emulator takes none; write "
+            "HOST:PORT, for example 127.0.0.1:8123"
+        )
     lowered = address.lower()
     if lowered.startswith("https://"):
         raise ConfigurationError(
@@ -293,20 +301,48 @@ def grounding_config_path(
     return f"projects/{project}/locations/{location}/groundingConfigs/{grounding_config}"
 
 
-_TRANSIENT = (
-    core_exceptions.ServiceUnavailable,
-    core_exceptions.ResourceExhausted,
-    core_exceptions.InternalServerError,
-    core_exceptions.DeadlineExceeded,
-)
+def is_transient(exc: BaseException) -> bool:
+    """Whether a failed attempt may succeed when tried again: what ``RetryPolicy`` retries.
+
+    Retried: ``UNAVAILABLE`` (the one code AIP-194, google.aip.dev/194, calls retryable, and the
+    only one Google's generated Discovery Engine clients retry where they retry at all),
+    ``CANCELLED`` from the server (a server that stops gracefully cancels the calls in flight;
+    the caller's own cancellation is ``asyncio.CancelledError``, never seen here),
+    ``DEADLINE_EXCEEDED`` of one attempt (``CallOptions.timeout``; ``RetryPolicy.deadline``
+    bounds the whole call) and ``RESOURCE_EXHAUSTED`` for quota (it refills; the backoff
+    spaces the attempts).
+
+    Not retried: ``INVALID_ARGUMENT`` and every other code; ``RESOURCE_EXHAUSTED`` for a message
+    over gRPC's size limit (the same request is as large next time); ``INTERNAL``: Google's
+    generated clients of Search, CheckGrounding and AnswerQuery retry nothing
+    (``_prep_wrapped_messages`` gives them no default retry) and AIP-194 lists ``INTERNAL``
+    among the generally non-retryable codes (a server bug fails the same way every time).
+    """
+    if isinstance(exc, core_exceptions.ResourceExhausted):
+        return message_too_large(exc) is None
+    return isinstance(
+        exc,
+        core_exceptions.ServiceUnavailable
+        | core_exceptions.Cancelled
+        | core_exceptions.DeadlineExceeded,
+    )
+
+
+def _check_numbers(record: RetryPolicy | CallOptions) -> None:
+    """The fields' declared types (finite numbers), as settings: ``ConfigurationError``."""
+    try:
+        check_field_types(record)
+    except InputError as exc:
+        raise ConfigurationError(str(exc)) from exc
 
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """Exponential backoff for transient failures of idempotent reads.
-
-    Retries ``UNAVAILABLE``, ``RESOURCE_EXHAUSTED``, ``INTERNAL`` and ``DEADLINE_EXCEEDED``;
-    ``deadline`` bounds the whole call including its retries.
+    """Exponential backoff for transient failures of idempotent reads (``is_transient``:
+    ``UNAVAILABLE``, ``CANCELLED`` by the server, ``DEADLINE_EXCEEDED`` of an attempt,
+    ``RESOURCE_EXHAUSTED`` for quota; never ``INVALID_ARGUMENT``, ``INTERNAL`` or a message
+    over the size limit). Every field is a finite number of seconds (``multiplier``: a factor
+    >= 1); ``deadline`` bounds the whole call including its retries.
 
     >>> RetryPolicy(initial=0.05, maximum=1.0, deadline=10.0).to_retry()  # doctest: +ELLIPSIS
     <google.api_core.retry...Retry object at ...>
@@ -318,6 +354,7 @@ class RetryPolicy:
     deadline: float = 60.0
 
     def __post_init__(self) -> None:
+        _check_numbers(self)
         for name in ("initial", "maximum", "deadline"):
             if getattr(self, name) <= 0:
                 raise ConfigurationError(f"RetryPolicy.{name} must be > 0 seconds")
@@ -326,7 +363,7 @@ class RetryPolicy:
 
     def _kwargs(self) -> dict[str, object]:
         return {
-            "predicate": retries.if_exception_type(*_TRANSIENT),
+            "predicate": is_transient,
             "initial": self.initial,
             "maximum": self.maximum,
             "multiplier": self.multiplier,
@@ -348,8 +385,8 @@ DEFAULT_RETRY = RetryPolicy()
 
 @dataclass(frozen=True, slots=True)
 class CallOptions:
-    """Timeout (seconds, per attempt) and retry policy of every call; ``retry=None`` disables
-    retries.
+    """Timeout (a finite number of seconds > 0, per attempt) and retry policy of every call;
+    ``retry=None`` disables retries.
 
     >>> CallOptions(timeout=5.0, retry=None)
     CallOptions(timeout=5.0, retry=None)
@@ -359,8 +396,7 @@ class CallOptions:
     retry: RetryPolicy | None = DEFAULT_RETRY
 
     def __post_init__(self) -> None:
-        if isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float):
-            raise ConfigurationError(f"timeout must be a number of seconds, got {self.timeout!r}")
+        _check_numbers(self)
         if not self.timeout > 0:
             raise ConfigurationError(f"timeout must be > 0 seconds, got {self.timeout!r}")
         if self.retry is not None and not isinstance(self.retry, RetryPolicy):

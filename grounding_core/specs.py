@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypedDict, get_args
 
 from .errors import InputError
+from .validation import check_field_types, check_wire_text, jsonable_metadata
 
 __all__ = [
     "DEFAULT_CITATION_THRESHOLD",
@@ -111,6 +112,7 @@ def _keep_boost_spec(spec: ChunkSearchSpec | AnswerSpec | DataStoreSpec) -> None
             "{'condition_boost_specs': [{'condition': 'lang: ANY(\"en\")', 'boost': 0.5}]}",
             field="boost_spec",
         )
+    jsonable_metadata(spec.boost_spec, "boost_spec")  # no lone surrogate, no cycle
     object.__setattr__(spec, "boost_spec", copy.deepcopy(dict(spec.boost_spec)))
 
 
@@ -125,7 +127,7 @@ def _check_text(name: str, value: object, *, maximum: int | None = None) -> str:
             field=name,
             limit=maximum,
         )
-    return value
+    return check_wire_text(name, value)
 
 
 QueryExpansion = Literal["auto", "disabled"]
@@ -160,6 +162,7 @@ def _keep_mappings(spec: ChunkSearchSpec, name: str, example: str) -> None:
                 f"got {type(item).__name__}",
                 field=f"{name}[{number}]",
             )
+        jsonable_metadata(item, f"{name}[{number}]")  # no lone surrogate, no cycle
         kept.append(copy.deepcopy(dict(item)))
     object.__setattr__(spec, name, tuple(kept))
 
@@ -222,6 +225,7 @@ class ChunkSearchSpec:
     facet_specs: tuple[Mapping[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
+        check_field_types(self)
         check_count("k", self.k, minimum=1)
         _check_text("filter", self.filter)
         _check_text("order_by", self.order_by)
@@ -259,10 +263,6 @@ class ChunkSearchSpec:
         )
         for name in ("num_previous_segments", "num_next_segments"):
             check_count(name, getattr(self, name), minimum=0)
-        for name in ("return_snippet", "return_extractive_segment_score"):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, bool):
-                raise InputError(f"{name} must be True or False, got {value!r}", field=name)
         if self.search_mode == "chunks":
             given = [n for n in ("return_snippet", *_DOCUMENT_OPTIONS) if getattr(self, n)]
             if given:
@@ -301,6 +301,7 @@ class ChunkSearchSpec:
                     "e.g. {'keyword_search_threshold': {'relevance_threshold': 'LOW'}}",
                     field="relevance_filter_spec",
                 )
+            jsonable_metadata(self.relevance_filter_spec, "relevance_filter_spec")
             object.__setattr__(
                 self, "relevance_filter_spec", copy.deepcopy(dict(self.relevance_filter_spec))
             )
@@ -363,6 +364,7 @@ class DeveloperKnowledgeSearchSpec:
     filter: str = ""
 
     def __post_init__(self) -> None:
+        check_field_types(self)
         check_count("k", self.k, minimum=1)
         _check_text("filter", self.filter, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT)
 
@@ -454,7 +456,9 @@ class GroundingSpec:
     user_labels: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # First: its message says the range as well as the type.
         check_fraction("citation_threshold", self.citation_threshold)
+        check_field_types(self)
         object.__setattr__(self, "user_labels", check_user_labels(self.user_labels))
 
 
@@ -477,6 +481,7 @@ class DataStoreSpec:
     boost_spec: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
+        check_field_types(self)
         if not _check_text("data_store", self.data_store).strip():
             raise InputError(
                 "data_store is empty: give a data store id or its full resource name",
@@ -575,6 +580,7 @@ class AnswerSpec:
     session: str | None = None
 
     def __post_init__(self) -> None:
+        check_field_types(self)
         check_count("max_return_results", self.max_return_results, minimum=1, maximum=100)
         _check_text("filter", self.filter)
         _check_text("order_by", self.order_by)

@@ -41,6 +41,7 @@ from .settings import (
     DiscoveryEngineTarget,
 )
 from .specs import ChunkSearchSpec, SearchOptions, SearchResultMode, check_count
+from .validation import check_field_types
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -69,7 +70,6 @@ _MAX_RESULTS: dict[SearchResultMode, int] = {
     "chunks": MAX_SUMMARY_RESULTS_CHUNKS,
     "documents": MAX_SUMMARY_RESULTS_DOCUMENTS,
 }
-_TEXT_OPTIONS = ("preamble", "language_code", "model_version")
 # The search options the framework components took flat before ``search`` held them all.
 
 
@@ -104,13 +104,10 @@ class SummarySpec:
     use_semantic_chunks: bool = False
 
     def __post_init__(self) -> None:
+        check_field_types(self)
         check_count(
             "result_count", self.result_count, minimum=1, maximum=max(_MAX_RESULTS.values())
         )
-        for name in _TEXT_OPTIONS:
-            value = getattr(self, name)
-            if not isinstance(value, str):
-                raise InputError(f"{name} must be a string, got {type(value).__name__}", field=name)
 
 
 class SummaryOptions(TypedDict, total=False):

@@ -4,7 +4,10 @@ The answer is shown with each claim coloured by support level (green: supported,
 ``[weak]``: weak, red and ``[unsupported]``: unsupported, dim: not checked), ``[n]`` markers
 after cited claims, a support-score summary on top, then the unsupported claims and the
 numbered sources. The textual marks keep the view readable without colours (``NO_COLOR``, a
-pipe). Text from the answer and the sources is never read as rich markup.
+pipe). Text from the answer and the sources is never read as rich markup, and it reaches the
+terminal through ``untrusted.printable``: an escape sequence (``\\x1b]0;title\\x07``,
+``\\x1b[2J``), a C1 control, a bare carriage return or a bidi override in an answer or a title
+is shown (``␛]0;title␇``), never obeyed. Titles and URIs are one line each.
 
 >>> from rich.console import Console
 >>> from grounding_core.records import CitedChunk, Claim, GroundingResult, GroundingSource
@@ -46,6 +49,7 @@ from .annotate import (
 )
 from .pass_mark import Verdict, format_score, shown_verdict
 from .records import GroundedAnswer, GroundingResult, GroundingSource
+from .untrusted import one_line, printable
 
 __all__ = ["LEVEL_STYLES", "annotated_rich", "answer_rich", "grounding_rich"]
 
@@ -96,9 +100,9 @@ def _body(text: AnnotatedText) -> Text:
     body = Text()
     for piece, segment in text.pieces():
         if segment is None:
-            body.append(piece)
+            body.append(printable(piece))
             continue
-        body.append(piece, style=LEVEL_STYLES[segment.level])
+        body.append(printable(piece), style=LEVEL_STYLES[segment.level])
         body.append("".join(f"[{n}]" for n in segment.numbers), style="cyan")
         mark = _MARKS.get(segment.level)
         if mark:
@@ -110,9 +114,9 @@ def _sources(text: AnnotatedText) -> Text:
     lines = Text("Sources", style="bold")
     for source in text.sources:
         lines.append(f"\n  [{source.number}] ", style="cyan")
-        lines.append(source.label)
+        lines.append(one_line(source.label))
         if source.uri and source.uri != source.label:
-            lines.append(f"  {source.uri}", style="dim")
+            lines.append(f"  {one_line(source.uri)}", style="dim")
     return lines
 
 
@@ -135,7 +139,7 @@ def annotated_rich(
         lines = Text("Unsupported claims", style="bold red")
         for segment in unsupported:
             lines.append("\n  ✘ ", style="red")
-            lines.append(" ".join(segment.text.split()))
+            lines.append(one_line(segment.text))
         parts += [Text(), lines]
     if text.sources:
         parts += [Text(), _sources(text)]
@@ -161,5 +165,5 @@ def grounding_rich(
 def answer_rich(answer: GroundedAnswer) -> RenderableType:
     """An ``answerQuery`` answer as a ``rich`` renderable: cited segments and references."""
     if answer.skipped:
-        return Text(f"No answer ({', '.join(answer.skipped_reasons)})", style="yellow")
+        return Text(f"No answer ({one_line(', '.join(answer.skipped_reasons))})", style="yellow")
     return annotated_rich(annotate_answer(answer), score_label="Grounding score", answer=True)

@@ -13,7 +13,10 @@ Hierarchy::
     └── ListenError               the server cannot listen on its host and port (not gRPC)
 
 Engines stay free of gRPC: they raise these; ``handlers.py`` maps them to gRPC statuses in one
-place. Messages name the field and the rule, e.g. ``page_size must be >= 0, got -1``.
+place. Messages name the field and the rule, e.g. ``page_size must be >= 0, got -1``; a message
+that quotes the request's input quotes it through :func:`excerpt`, so that a 16 KB filter is not
+echoed whole (gRPC carries the message in a header of at most 8 KB by default; a longer one
+reaches the client as ``RESOURCE_EXHAUSTED``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,42 @@ __all__ = [
     "JudgeScriptError",
     "ListenError",
     "NotFound",
+    "excerpt",
 ]
+
+# Characters of the input an error message quotes.
+MAX_QUOTED = 200
+
+
+def excerpt(
+    text: object, *, around: int | None = None, limit: int = MAX_QUOTED, quote: bool = True
+) -> str:
+    """``text`` as an error message quotes it: its ``repr`` when at most ``limit`` characters,
+    else ``limit`` of them (from the start, or centred on the 0-based index ``around``) marked
+    with ``…`` where cut and followed by the whole length. ``quote=False`` leaves out the
+    ``repr`` (for a name the message shows bare, such as a filter's field). A value other
+    than a ``str`` is quoted by its ``repr``, bounded alike.
+
+    >>> excerpt("a = 1")
+    "'a = 1'"
+    >>> excerpt("x" * 1000, limit=4)
+    "'xxxx'… (1000 characters)"
+    >>> excerpt("abcdefghij", around=5, limit=4)
+    "…'defg'… (10 characters)"
+    >>> excerpt("rank", quote=False)
+    'rank'
+    >>> excerpt(3.0)
+    '3.0'
+    """
+    if not isinstance(text, str):
+        return excerpt(repr(text), around=around, limit=limit, quote=False)
+    shown = repr if quote else str
+    if len(text) <= limit:
+        return shown(text)
+    start = 0 if around is None else min(max(0, around - limit // 2), len(text) - limit)
+    head = "…" if start else ""
+    tail = "…" if start + limit < len(text) else ""
+    return f"{head}{shown(text[start : start + limit])}{tail} ({len(text)} characters)"
 
 
 class EmulatorError(Exception):

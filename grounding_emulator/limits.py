@@ -17,9 +17,11 @@ __all__ = [
     "DEFAULT_MAX_RETURN_RESULTS",
     "DEFAULT_PAGE_SIZE",
     "DEFAULT_SESSION_PAGE_SIZE",
+    "MAX_ANSWER_CHARS",
     "MAX_ANSWER_TOKENS",
     "MAX_BATCH_DOCUMENTS",
     "MAX_CHUNK_NEIGHBOURS",
+    "MAX_CONTENT_BYTES",
     "MAX_DEVELOPER_KNOWLEDGE_TEXT",
     "MAX_EXTRACTIVE_ANSWERS",
     "MAX_EXTRACTIVE_SEGMENTS",
@@ -28,11 +30,15 @@ __all__ = [
     "MAX_FACET_SPECS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
+    "MAX_JSONL_FILE_BYTES",
     "MAX_PAGE_SIZE",
+    "MAX_PDF_FILE_BYTES",
     "MAX_REPHRASE_STEPS",
     "MAX_SESSION_PAGE_SIZE",
+    "MAX_STRUCT_DEPTH",
     "MAX_SUMMARY_RESULTS_CHUNKS",
     "MAX_SUMMARY_RESULTS_DOCUMENTS",
+    "MAX_TEXT_FILE_BYTES",
     "MAX_USER_PSEUDO_ID",
     "estimate_tokens",
 ]
@@ -42,6 +48,11 @@ __all__ = [
 MAX_FACTS = 200
 MAX_FACT_CHARS = 10_000
 MAX_ANSWER_TOKENS = 4_096
+# Google does not say how many characters answer_candidate may have; the token count alone lets
+# one long run without spaces (one token to the estimate) through. No model token is longer than
+# 32 characters (SentencePiece caps pieces at 16 by default), so no answer within 4,096 tokens
+# is longer than this: refused before the work, as INVALID_ARGUMENT like the token limit.
+MAX_ANSWER_CHARS = 32 * MAX_ANSWER_TOKENS
 # CheckGroundingSpec.citation_threshold: "If unset, the threshold will default to 0.6."
 DEFAULT_CITATION_THRESHOLD = 0.6
 
@@ -90,6 +101,19 @@ CONVERSE_RESULTS = 10
 DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE = 5
 MAX_DEVELOPER_KNOWLEDGE_TEXT = 500
 MAX_BATCH_DOCUMENTS = 20
+
+# What a data store takes in (checked at ingest, corpus/validation.py). Document.Content.raw_bytes
+# (inline content, as a JSONL document's "content" is): "The maximum length is 1,000,000 bytes";
+# "Prepare data for ingesting" (generative-ai-app-builder/docs/prepare-data): text-based files
+# under 10 MB with layout-aware document chunking (which chunk mode is), PDF under 200 MB;
+# GcsSource.input_uris: "Each file can be up to 2 GB". Struct nesting: protobuf's default
+# recursion limit (100, in Python's upb, C++ and Java) leaves 31 levels of struct_data in the
+# deepest response that carries it (GetSession / ListSessions with answer details; measured).
+MAX_CONTENT_BYTES = 1_000_000
+MAX_TEXT_FILE_BYTES = 10_000_000
+MAX_PDF_FILE_BYTES = 200_000_000
+MAX_JSONL_FILE_BYTES = 2_000_000_000
+MAX_STRUCT_DEPTH = 31
 
 # Google counts model tokens, which the docs do not define. The emulator counts a word, a
 # number, one CJK/kana/hangul character or one punctuation mark as a token: every model

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from grounding_core import (
     DEFAULT_LOCATION,
@@ -27,10 +27,12 @@ from grounding_core import (
     RetryPolicy,
 )
 
+from ._arguments import StrictArguments
+
 __all__ = ["DeveloperKnowledgeSettings", "DiscoveryEngineSettings"]
 
 
-class _Settings(BaseModel):
+class _Settings(StrictArguments):
     """Where calls go (Google Cloud or an emulator) and their timeout and retry."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)

@@ -25,6 +25,7 @@ from grounding_core import (
     search_response_metadata,
 )
 
+from ._arguments import StrictArguments
 from .documents import chunk_to_document
 
 __all__ = ["SEARCH_RESPONSE_EVENT", "ChunkRetriever"]
@@ -34,7 +35,7 @@ SEARCH_RESPONSE_EVENT = "search_response"
 SearchT = TypeVar("SearchT", DiscoveryEngineChunkSearch, DeveloperKnowledgeChunkSearch)
 
 
-class ChunkRetriever(BaseRetriever, Generic[SearchT]):
+class ChunkRetriever(BaseRetriever, StrictArguments, Generic[SearchT]):
     """A retriever over a core chunk search (built by the subclass's validator); ``k`` and
     ``filter`` also per call (``retriever.invoke(query, k=3)``)."""
 

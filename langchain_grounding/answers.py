@@ -28,6 +28,7 @@ from grounding_core import (
     answer_metadata,
 )
 
+from ._arguments import StrictArguments
 from ._connection import DeveloperKnowledgeSettings, DiscoveryEngineSettings
 from ._options import option_values, spec_default
 from .documents import chunk_to_document
@@ -71,7 +72,7 @@ def _refuse(input: Any, key: str, hint: str) -> None:
         raise InputError(hint, field=key)
 
 
-class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]]):
+class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]], StrictArguments):
     """What the answer Runnables share: ``invoke``/``ainvoke`` around a core component with
     ``answer(query)``/``aanswer(query)``. ``_call_kwargs`` gives the keyword arguments of that
     call from the input (none here: a session in the input is refused)."""

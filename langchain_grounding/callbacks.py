@@ -23,7 +23,12 @@ from langchain_core.messages import BaseMessage
 from grounding_core import GroundingCheck, GroundingError, GroundingSource
 
 from .documents import add_new_documents, answer_text, find_answer, find_documents
-from .grounding_checker import GroundingChecker, LangChainGroundingReport, checked_documents
+from .grounding_checker import (
+    GroundingChecker,
+    LangChainGroundingReport,
+    checked_documents,
+    checker_of,
+)
 
 __all__ = ["AsyncGroundingCallbackHandler", "DocumentCollector", "GroundingCallbackHandler"]
 
@@ -83,7 +88,8 @@ class _GroundingCollector:
         max_reports: int = 1000,
         **checker_kwargs: Any,
     ) -> None:
-        self.checker = checker if checker is not None else GroundingChecker(**checker_kwargs)
+        own = ("checker", "on_report", "max_reports")
+        self.checker = checker_of(type(self).__name__, checker, checker_kwargs, own)
         self.on_report = on_report
         self.max_reports = max_reports
         self.reports: OrderedDict[UUID, LangChainGroundingReport] = OrderedDict()

@@ -51,7 +51,9 @@ def add_new_documents(kept: list[Document], documents: Sequence[Document]) -> No
 
 
 def document_to_source(document: Document | str) -> GroundingSource:
-    """A ``Document`` (or plain text) as a grounding source (text + attributes)."""
+    """A ``Document`` (or plain text) as a grounding source: its ``page_content`` (what
+    LangChain's prompts show the model: LangChain has no metadata mode) and its metadata as
+    attributes."""
     if isinstance(document, str):
         return GroundingSource(document)
     return grounding_source(document.page_content, document.metadata)

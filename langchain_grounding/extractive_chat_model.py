@@ -13,8 +13,10 @@ from pydantic import Field
 
 from grounding_core import DEFAULT_EXTRACTIVE_SENTENCES, extractive_answer
 
+from ._arguments import StrictArguments
 
-class ExtractiveChatModel(BaseChatModel):
+
+class ExtractiveChatModel(BaseChatModel, StrictArguments):
     """A deterministic offline chat model for demos and tests: it answers with the sentences of
     the retrieved context in its prompt that best overlap the question
     (``grounding_core.extractive_answer``), so a grounding check grades a real answer.

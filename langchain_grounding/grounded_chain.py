@@ -15,8 +15,9 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializa
 from langchain_core.runnables.config import patch_config
 from pydantic import ConfigDict
 
+from ._arguments import StrictArguments
 from .documents import add_new_documents, find_documents
-from .grounding_checker import GroundingChecker
+from .grounding_checker import GroundingChecker, checker_of
 
 __all__ = ["GroundedChain", "with_grounding"]
 
@@ -34,7 +35,7 @@ class _RetrievedDocuments(BaseCallbackHandler):
         add_new_documents(self.documents, documents)
 
 
-class GroundedChain(RunnableSerializable[Any, dict[str, Any]]):
+class GroundedChain(RunnableSerializable[Any, dict[str, Any]], StrictArguments):
     """A chain whose answer is checked against the documents its retrievers returned.
 
     Output: the chain's output dict (or ``{"answer": output}`` when it returns a string or a
@@ -115,8 +116,5 @@ def with_grounding(
 
     Give a ``GroundingChecker`` or its fields as keyword arguments.
     """
-    if checker is None:
-        checker = GroundingChecker(**checker_kwargs)
-    elif checker_kwargs:
-        raise TypeError("give either checker= or the checker's fields, not both")
+    checker = checker_of("with_grounding", checker, checker_kwargs, ("chain", "checker"))
     return GroundedChain(chain=chain, checker=checker)

@@ -6,7 +6,7 @@ policies: this module turns chain outputs into an answer and documents, and back
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -26,8 +26,10 @@ from grounding_core import (
     GroundingSpec,
     InputError,
     UngroundedPolicy,
+    unknown_arguments_message,
 )
 
+from ._arguments import StrictArguments, known_arguments
 from ._connection import DiscoveryEngineSettings
 from .documents import answer_key, answer_text, document_to_source, find_documents
 
@@ -36,6 +38,7 @@ __all__ = [
     "GroundingChecker",
     "LangChainGroundingReport",
     "checked_documents",
+    "checker_of",
 ]
 
 LangChainGroundingReport = GroundingReport[Document | str]
@@ -53,8 +56,32 @@ def checked_documents(
     )
 
 
+def checker_of(
+    component: str,
+    checker: GroundingChecker | None,
+    fields: Mapping[str, Any],
+    own: Collection[str] = (),
+) -> GroundingChecker:
+    """``checker``, or a ``GroundingChecker`` of ``fields`` (what ``with_grounding`` and the
+    callback handlers take): a name that is neither a checker field nor one of ``own`` (the
+    component's other arguments) raises ``TypeError`` naming ``component``."""
+    message = unknown_arguments_message(
+        component, fields, known_arguments(GroundingChecker) | set(own)
+    )
+    if message is not None:
+        raise TypeError(message)
+    if checker is None:
+        return GroundingChecker(**fields)
+    if fields:
+        raise TypeError(
+            f"{component}: give either checker= or the checker's fields "
+            f"({', '.join(sorted(fields))}), not both"
+        )
+    return checker
+
+
 class GroundingChecker(
-    DiscoveryEngineSettings, RunnableSerializable[dict[str, Any], dict[str, Any]]
+    DiscoveryEngineSettings, RunnableSerializable[dict[str, Any], dict[str, Any]], StrictArguments
 ):
     """Checks an answer against its source documents with Google's checkGrounding.
 
@@ -102,8 +129,11 @@ class GroundingChecker(
     ``source_documents``, ``docs``). Output: the same dict plus ``grounding``, a
     ``GroundingReport`` whose claims carry char and byte spans, scores and the cited
     ``Document``s; an ``AIMessage`` answer also gets the report's metadata in
-    ``response_metadata["grounding"]``. Runs through LangChain's run machinery (callbacks
-    and tracing fire); ``ainvoke``/``abatch`` use Google's async client.
+    ``response_metadata["grounding"]``. The facts are the documents' ``page_content`` (what
+    LangChain's prompts show the model), their metadata the fact attributes. An empty answer
+    (a declined one) is a report, not an error: nothing sent, no claims, ``skipped_reason``
+    set. Runs through LangChain's run machinery (callbacks and tracing fire);
+    ``ainvoke``/``abatch`` use Google's async client.
     """
 
     grounding_config: str = DEFAULT_GROUNDING_CONFIG

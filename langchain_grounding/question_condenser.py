@@ -20,6 +20,8 @@ from grounding_core import (
     history_text,
 )
 
+from ._arguments import StrictArguments
+
 __all__ = ["HISTORY_KEY", "QUERY_KEYS", "QuestionCondenser", "query_of"]
 
 QUERY_KEYS = ("query", "question", "input")
@@ -64,7 +66,7 @@ def _text(output: Any) -> str:
     return (output.text if isinstance(output, BaseMessage) else str(output)).strip()
 
 
-class QuestionCondenser(RunnableSerializable[str | dict[str, Any], str]):
+class QuestionCondenser(RunnableSerializable[str | dict[str, Any], str], StrictArguments):
     """A follow-up and the earlier turns (``chat_history``) as one standalone question.
 
     Without ``llm`` the follow-up is joined with the earlier user questions

@@ -12,6 +12,7 @@ from grounding_core import (
     DeveloperKnowledgeAnswerQuery,
     DeveloperKnowledgeConnection,
     DeveloperKnowledgeConnectionArgs,
+    refuse_unknown_arguments,
 )
 
 from ._answering import AnswerQueryEngine
@@ -52,6 +53,7 @@ class DeveloperKnowledgeAnswerQueryEngine(AnswerQueryEngine[DeveloperKnowledgeAn
     is ``grounding_core.DeveloperKnowledgeAnswerQuery`` (``query_engine.answering``).
     """
 
+    @refuse_unknown_arguments
     def __init__(
         self,
         *,

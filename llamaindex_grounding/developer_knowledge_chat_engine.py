@@ -19,6 +19,7 @@ from grounding_core import (
     check_count,
     condense_question,
     history_text,
+    refuse_unknown_arguments,
 )
 
 from ._chatting import AnswerChatEngine
@@ -67,6 +68,7 @@ class DeveloperKnowledgeChatEngine(AnswerChatEngine):
 
     tool_name = "developer_knowledge_answer_query"
 
+    @refuse_unknown_arguments
     def __init__(
         self,
         *,

@@ -12,6 +12,7 @@ from grounding_core import (
     DeveloperKnowledgeConnectionArgs,
     DeveloperKnowledgeSearchSpec,
     check_count,
+    refuse_unknown_arguments,
 )
 
 from ._retrieving import ChunkRetriever
@@ -55,6 +56,7 @@ class DeveloperKnowledgeRetriever(ChunkRetriever[DeveloperKnowledgeChunkSearch])
     (``retriever.search``).
     """
 
+    @refuse_unknown_arguments
     def __init__(
         self,
         *,

@@ -9,6 +9,7 @@ from grounding_core import (
     AnswerSpec,
     DiscoveryEngineAnswerQuery,
     DiscoveryEngineAnswerQueryArgs,
+    refuse_unknown_arguments,
 )
 
 from ._answering import ServingConfigQueryEngine
@@ -67,6 +68,7 @@ class DiscoveryEngineAnswerQueryEngine(ServingConfigQueryEngine[DiscoveryEngineA
     ``grounding_core.DiscoveryEngineAnswerQuery`` (``query_engine.answering``).
     """
 
+    @refuse_unknown_arguments
     def __init__(
         self,
         *,

@@ -15,6 +15,7 @@ from grounding_core import (
     DiscoveryEngineTarget,
     GroundedAnswer,
     InputError,
+    refuse_unknown_arguments,
 )
 
 from ._chatting import AnswerChatEngine
@@ -61,6 +62,7 @@ class DiscoveryEngineChatEngine(AnswerChatEngine):
     as one chunk. The session keeps the conversation, so ``chat_history`` cannot be handed in.
     """
 
+    @refuse_unknown_arguments
     def __init__(
         self,
         *,

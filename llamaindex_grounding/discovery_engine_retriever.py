@@ -13,6 +13,7 @@ from grounding_core import (
     DiscoveryEngineTarget,
     InputError,
     check_count,
+    refuse_unknown_arguments,
 )
 
 from ._retrieving import ChunkRetriever
@@ -83,6 +84,7 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
     ``grounding_core.DiscoveryEngineChunkSearch`` (``retriever.search``).
     """
 
+    @refuse_unknown_arguments
     def __init__(
         self,
         *,

@@ -10,6 +10,7 @@ from grounding_core import (
     DiscoveryEngineSearchSummary,
     DiscoveryEngineSearchSummaryArgs,
     SummarySpec,
+    refuse_unknown_arguments,
 )
 
 from ._answering import ServingConfigQueryEngine
@@ -67,6 +68,7 @@ class DiscoveryEngineSearchSummaryQueryEngine(
     ``grounding_core.DiscoveryEngineSearchSummary`` (``query_engine.answering``).
     """
 
+    @refuse_unknown_arguments
     def __init__(
         self,
         *,

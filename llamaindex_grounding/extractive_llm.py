@@ -6,9 +6,14 @@ from typing import Any
 
 from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
 from llama_index.core.llms.callbacks import llm_completion_callback
-from pydantic import Field
+from pydantic import ConfigDict, Field, ValidationError
 
-from grounding_core import DEFAULT_EXTRACTIVE_SENTENCES, extractive_answer
+from grounding_core import (
+    DEFAULT_EXTRACTIVE_SENTENCES,
+    extractive_answer,
+    unknown_arguments_message,
+    without_inputs,
+)
 
 
 class ExtractiveLLM(CustomLLM):
@@ -39,8 +44,24 @@ class ExtractiveLLM(CustomLLM):
     ``stream_complete`` (and so ``streaming=True`` query engines) yields the answer word by word.
     """
 
+    # LlamaIndex's LLMs ignore unknown names: a misspelt one is refused here, as by the other
+    # components (a TypeError naming it), and a validation error carries no input.
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
     sentences: int = Field(default=DEFAULT_EXTRACTIVE_SENTENCES, ge=1)
     invent: str = ""
+
+    def __init__(self, **data: Any) -> None:
+        message = unknown_arguments_message(type(self).__name__, data, type(self).model_fields)
+        if message is not None:
+            raise TypeError(message)
+        error = None
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            error = without_inputs(exc)
+        if error is not None:
+            raise error  # outside the handler: the error with the inputs is not its context
 
     @classmethod
     def class_name(cls) -> str:

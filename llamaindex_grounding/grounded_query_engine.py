@@ -32,6 +32,7 @@ from grounding_core import (
     GroundingOutcome,
     InputError,
     UngroundedPolicy,
+    refuse_unknown_arguments,
 )
 
 from ._checking import LlamaIndexGroundingReport, NodeGroundingChecker, checked_nodes
@@ -86,8 +87,9 @@ class GroundedQueryEngine(BaseQueryEngine):
             report.claims[0].sources                       # the cited source nodes
             markdown = report.markdown()                   # answer with [n] markers
 
-    The check takes the response's ``source_nodes`` as facts (their text without metadata;
-    their metadata as fact attributes) and is merged into ``response.metadata`` (what the
+    The check takes the response's ``source_nodes`` as facts (the text the LLM was given:
+    ``MetadataMode.LLM``, the node's text with the metadata it shows the LLM; their metadata
+    as fact attributes) and is merged into ``response.metadata`` (what the
     wrapped engine put there stays): ``grounding`` (``GroundingReport.metadata()``, the
     schema LangChain's checker uses too) holds the support score, ``passed``, ``error``, the
     claims with char (``start``/``end``) and UTF-8 byte spans, status, score, the
@@ -108,11 +110,15 @@ class GroundedQueryEngine(BaseQueryEngine):
     logged as a warning and recorded in ``grounding["error"]`` with ``passed`` false, and
     ``on_ungrounded`` applies as to any ungrounded answer (``"raise"`` raises
     ``UngroundedAnswerError`` chained to the cause). With ``on_error="raise"`` the
-    ``GroundingError`` propagates. ``query``/``aquery`` go through LlamaIndex's
+    ``GroundingError`` propagates. An empty answer (``""``, blank, no text: a declined one)
+    is not sent and is no error: ``grounding`` has every key, no claims, ``passed`` false and
+    ``skipped_reason``; ``"fallback"`` gives the fallback answer, ``"raise"`` does not raise
+    (nothing was claimed). ``query``/``aquery`` go through LlamaIndex's
     instrumentation (spans and query events fire, for this engine and the wrapped one), and
     the check itself sends ``GroundingCheckStartEvent``/``GroundingCheckEndEvent``.
     """
 
+    @refuse_unknown_arguments
     def __init__(
         self,
         query_engine: BaseQueryEngine,
@@ -327,11 +333,9 @@ class GroundedQueryEngine(BaseQueryEngine):
 
 
 def _answer_text(answer: object) -> str:
+    # No text (None) is an empty answer: its report says there is nothing to check.
     if answer is None:
-        raise InputError(
-            "the response has no text (response.response is None): nothing to check",
-            field="response",
-        )
+        return ""
     if not isinstance(answer, str):
         raise InputError(
             f"the response text must be a string, got {type(answer).__name__}", field="response"

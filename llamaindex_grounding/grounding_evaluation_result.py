@@ -20,7 +20,8 @@ class GroundingEvaluationResult(EvaluationResult):
     claims with char and byte spans, the ``source_ids`` they cite: node ids, or the positions
     of context strings), ``report`` the ``GroundingReport`` whose claims cite the checked
     source nodes (or, for ``evaluate(contexts=...)``, the context strings); ``report`` is
-    left out of ``model_dump()``.
+    left out of ``model_dump()``. For an empty response ``passing`` is false, ``score``
+    ``None`` and ``grounding["skipped_reason"]`` says there was nothing to check.
     """
 
     grounding: dict[str, Any] = Field(

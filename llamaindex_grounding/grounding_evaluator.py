@@ -8,7 +8,7 @@ from typing import Any
 from llama_index.core.base.response.schema import Response
 from llama_index.core.evaluation import BaseEvaluator
 from llama_index.core.prompts.mixin import PromptDictType
-from llama_index.core.schema import MetadataMode, NodeWithScore
+from llama_index.core.schema import NodeWithScore
 from typing_extensions import Unpack
 
 from grounding_core import (
@@ -21,6 +21,7 @@ from grounding_core import (
     InputError,
     format_score,
     grounding_verdict,
+    refuse_unknown_arguments,
 )
 
 from ._checking import NodeGroundingChecker, checked_nodes
@@ -36,6 +37,8 @@ def grounding_feedback(report: GroundingReport[Any]) -> str:
     """
     if report.result is None:
         return f"The grounding check failed: {report.error}"
+    if report.skipped_reason is not None:
+        return f"Nothing was checked: {report.skipped_reason}."
     head = (
         f"Support score {format_score(report.support_score)}, "
         f"{grounding_verdict(report.result, report.min_support_score)[1]}"
@@ -100,11 +103,16 @@ class GroundingEvaluator(BaseEvaluator):
     ``response`` against ``contexts`` (strings). Both return a ``GroundingEvaluationResult``:
     ``passing``, ``score`` (the support score), ``feedback`` (the score and every unsupported
     claim), ``grounding`` (JSON-safe details) and ``report``. The sync methods use Google's
-    sync client, the async ones its async client. A missing response or contexts raises
-    ``InputError``; a failed check raises its ``ServiceError`` (an evaluation with no verdict
-    is not a verdict).
+    sync client, the async ones its async client. A node's fact is the text the LLM was
+    given (``MetadataMode.LLM``: its text with the metadata it shows the LLM). An empty
+    response (``""``, blank, or a ``Response`` without text: a declined answer) is a result,
+    not an error: ``passing`` false, ``score`` ``None``, no claims, ``grounding["skipped_reason"]``
+    and the feedback say there was nothing to check, so a ``BatchEvalRunner`` run goes on. A
+    missing response or contexts raises ``InputError``; a failed check raises its
+    ``ServiceError`` (an evaluation with no verdict is not a verdict).
     """
 
+    @refuse_unknown_arguments
     def __init__(
         self,
         *,
@@ -215,18 +223,18 @@ def _response_inputs(response: object) -> tuple[str, list[NodeWithScore]]:
             f"response.get_response()), got {type(response).__name__}",
             field="response",
         )
-    if not isinstance(response.response, str):
-        raise InputError("the response has no text (response.response is None)", field="response")
-    return response.response, list(response.source_nodes)
+    # No text (None) is an empty answer: a result with nothing to check, as "" is.
+    text = response.response if response.response is not None else ""
+    if not isinstance(text, str):
+        raise InputError(
+            f"the response text must be a string, got {type(text).__name__}", field="response"
+        )
+    return text, list(response.source_nodes)
 
 
 def _result(query: str | None, report: GroundingReport[Any]) -> GroundingEvaluationResult:
-    contexts = [
-        source.node.get_content(metadata_mode=MetadataMode.NONE)
-        if isinstance(source, NodeWithScore)
-        else str(source)
-        for source in report.sources
-    ]
+    # The contexts as they were checked: what the LLM was given (node_to_source).
+    contexts = [source.text for source in report.grounding_sources]
     return GroundingEvaluationResult(
         query=query,
         contexts=contexts,

@@ -99,12 +99,19 @@ def chunk_to_node_with_score(chunk: SourceChunk) -> NodeWithScore:
 
 
 def node_to_source(node: NodeWithScore | BaseNode | str) -> GroundingSource:
-    """A node (or plain text) as a grounding source: its text without metadata, and its
-    metadata as the fact's attributes (bulky chunk fields left out)."""
+    """A node (or plain text) as a grounding source: the text the LLM is given
+    (``get_content(metadata_mode=MetadataMode.LLM)``: the node's text with the metadata it
+    shows the LLM, through its templates and ``excluded_llm_metadata_keys``), and its
+    metadata as the fact's attributes (bulky chunk fields left out).
+
+    >>> node = chunk_to_node(SourceChunk(name="c", content="Hi.", description="A greeting."))
+    >>> node_to_source(node).text
+    'description: A greeting.\\n\\nHi.'
+    """
     if isinstance(node, str):
         return GroundingSource(node)
     base = node.node if isinstance(node, NodeWithScore) else node
-    return grounding_source(base.get_content(metadata_mode=MetadataMode.NONE), base.metadata)
+    return grounding_source(base.get_content(metadata_mode=MetadataMode.LLM), base.metadata)
 
 
 def answer_response(answer: GroundedAnswer) -> Response:

@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from grounding_core.errors import GroundingError
+from grounding_core.untrusted import one_line
 
 from .emulator_commands import default_state_dir
 from .errors import UsageError
@@ -51,8 +52,8 @@ _USER_ERRORS = (GroundingError, UsageError, GoogleAuthError, OSError, ValueError
 
 
 def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__
+    # An error can quote the service or a user's file: its escape sequences are shown.
+    return one_line(str(exc)) or type(exc).__name__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,7 +31,7 @@ from grounding_core.terminal import grounding_rich
 from .connection import discovery_engine_connection
 from .errors import UsageError
 from .inputs import read_text
-from .output import note_console, write_html, write_json
+from .output import note_console, write_html, write_json, write_text
 from .query_commands import search
 
 __all__ = ["facts_from_file", "read_answer", "run_check"]
@@ -137,7 +137,7 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
             {"answer": answer, **report.metadata(), "sources": [s.to_dict() for s in sources]}
         )
     elif args.markdown:
-        console.print(report.markdown(), markup=False, highlight=False, soft_wrap=True)
+        write_text(console, report.markdown())
     else:
         console.print(
             grounding_rich(result, sources, weak_below=args.weak_below, min_support_score=minimum)

@@ -2,7 +2,9 @@
 
 Corpora are given as ``--corpus [ID=]PATH`` (a folder of Markdown, text, HTML or PDF files, or a
 JSONL file); ingestion shows a progress bar per phase. Indexes are kept in ``--state-dir`` and
-reloaded without re-ingesting while the corpus is unchanged. ``serve --judge-script FILE``
+reloaded without re-ingesting while the corpus is unchanged (``--force`` re-ingests). A file or
+JSONL line that cannot be ingested is skipped and listed with its reason, the rest is ingested;
+``ingest`` then exits with status 1. ``serve --judge-script FILE``
 scripts the grounding verdicts (a ``ScriptedJudge``); the file is checked before any ingest.
 
 The emulator (``grounding_emulator``, the ``[emulator]`` extra) is imported here only, inside
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import re
 import signal
@@ -40,6 +43,7 @@ from grounding_core.connection import GROUNDING_DATA_STORE
 from .connection import BUILTIN_DATA_STORE
 from .errors import UsageError
 from .inputs import existing_path
+from .output import write_text
 
 if TYPE_CHECKING:
     from grounding_emulator.corpus.datastore import ProgressCallback
@@ -118,6 +122,21 @@ def _progress(console: Console, label: str) -> Iterator[ProgressCallback]:
         yield report
 
 
+def _not_a_skip(record: logging.LogRecord) -> bool:
+    return not getattr(record, "skipped", False)
+
+
+@contextmanager
+def _unlogged_skips() -> Iterator[None]:
+    """Leave out the store's log records of what was skipped: the command prints the list."""
+    store_logger = logging.getLogger("grounding_emulator.corpus.store")
+    store_logger.addFilter(_not_a_skip)
+    try:
+        yield
+    finally:
+        store_logger.removeFilter(_not_a_skip)
+
+
 def _store(args: argparse.Namespace) -> CorpusStore:
     from grounding_emulator.corpus.store import CorpusStore
 
@@ -132,29 +151,32 @@ def _ingest_all(
     corpora: list[tuple[str, Path]],
     *,
     builtin: bool,
-) -> None:
-    from grounding_emulator.corpus.reading import describe_skipped, skipped_files
+) -> int:
+    """Ingest (or reuse) every corpus, printing what was skipped; the number of files and
+    lines skipped as bad (files of unsupported types are not counted: they are by design)."""
+    from grounding_emulator.corpus.reading import describe_skipped
 
     if builtin:
         with _progress(console, BUILTIN_DATA_STORE) as report:
             store.add_builtin(on_progress=report)
+    bad = 0
     for data_store_id, path in corpora:
-        with _progress(console, data_store_id) as report:
+        with _progress(console, data_store_id) as report, _unlogged_skips():
             snapshot = store.ingest(
                 data_store_id,
                 path,
                 base_uri=args.base_uri,
-                reuse=not getattr(args, "force", False),
+                reuse=not args.force,
                 on_progress=report,
             )
         console.print(
             f"[green]data store[/] {data_store_id}: {len(snapshot.documents)} documents, "
             f"{len(snapshot.chunks)} chunks"
         )
-        skipped = skipped_files(path) if path.is_dir() else ()
-        if skipped:
-            note = describe_skipped(path, skipped)
-            console.print(note, markup=False, highlight=False, soft_wrap=True)
+        for note in describe_skipped(path, snapshot.skipped):
+            write_text(console, note)  # file names and reasons come from the user's corpus
+        bad += sum(1 for s in snapshot.skipped if not s.unsupported)
+    return bad
 
 
 def run_serve(args: argparse.Namespace, console: Console) -> int:
@@ -166,7 +188,7 @@ def run_serve(args: argparse.Namespace, console: Console) -> int:
 def _serve(args: argparse.Namespace, console: Console) -> int:
     from grounding_emulator.errors import ListenError
     from grounding_emulator.grounding.scripted import ScriptedJudge
-    from grounding_emulator.wire.server import DEFAULT_PORT, EmulatorServer
+    from grounding_emulator.wire.server import DEFAULT_PORT, DEFAULT_STOP_GRACE, EmulatorServer
 
     # Every check that can fail at once comes before the (long) ingest: the judge script, the
     # corpus paths, the host, and the port (bound first: a busy one is known in a moment).
@@ -180,6 +202,7 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         port=DEFAULT_PORT if args.port is None else args.port,
         allow_remote=args.allow_remote,
         developer_knowledge_data_store=args.developer_knowledge_store,
+        stop_grace=DEFAULT_STOP_GRACE if args.grace is None else args.grace,
     )
     try:
         server.start()
@@ -266,9 +289,10 @@ def _default_data_store(store: CorpusStore, corpora: list[str]) -> tuple[str | N
 
 
 def run_ingest(args: argparse.Namespace, console: Console) -> int:
-    """Build (or reuse) and persist the index of each ``--corpus``."""
+    """Build (or reuse) and persist the index of each ``--corpus``; exit status 1 when files or
+    lines were skipped as bad (the rest is ingested; they are listed with their reasons)."""
     if not args.corpus:
         raise UsageError("ingest needs --corpus PATH")
     with _emulator("ingest"):
-        _ingest_all(args, console, _store(args), _corpora(args), builtin=False)
-    return 0
+        bad = _ingest_all(args, console, _store(args), _corpora(args), builtin=False)
+    return 1 if bad else 0

@@ -1,4 +1,10 @@
-"""What the commands write: JSON on stdout, HTML reports to files, notes beside them."""
+"""What the commands write: JSON on stdout, HTML reports to files, notes beside them.
+
+Text that came from the service or a user's file reaches the terminal only through
+``grounding_core.untrusted``: ``write_text`` shows it as plain text (no rich markup, no
+``:emoji:`` codes, control and escape sequences made visible), ``write_json`` writes C1
+controls, bidi overrides and lone surrogates as ``\\u`` escapes (the same JSON value).
+"""
 
 from __future__ import annotations
 
@@ -9,12 +15,19 @@ from typing import Any
 
 from rich.console import Console
 
-__all__ = ["note_console", "write_html", "write_json"]
+from grounding_core.untrusted import json_escaped, printable
+
+__all__ = ["note_console", "write_html", "write_json", "write_text"]
 
 
 def write_json(value: Any) -> None:
     """``value`` as indented JSON on stdout (plain text, for pipes and ``jq``)."""
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_escaped(json.dumps(value, ensure_ascii=False, indent=2)) + "\n")
+
+
+def write_text(console: Console, text: str) -> None:
+    """``text`` (Markdown, a note) as it is: never read as markup, controls made visible."""
+    console.print(printable(text), markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
 def note_console(console: Console, *, json_output: bool) -> Console:
@@ -27,5 +40,5 @@ def write_html(path: str, html: str, console: Console) -> Path:
     target = Path(path).expanduser().resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html, encoding="utf-8")
-    console.print(f"HTML report: {target}", soft_wrap=True, highlight=False, markup=False)
+    write_text(console, f"HTML report: {target}")
     return target

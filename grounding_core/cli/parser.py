@@ -94,6 +94,18 @@ def _engine_pair(value: str) -> tuple[str, str]:
     return key, rest
 
 
+def _seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected seconds (a number >= 0), got {value!r}"
+        ) from exc
+    if not 0.0 <= number < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected seconds (a finite number >= 0), got {value}")
+    return number
+
+
 def _score(value: str) -> float:
     try:
         number = float(value)
@@ -178,6 +190,9 @@ def _corpus_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-chunk-chars", type=int, default=1000, help="chunk size limit, in characters"
     )
+    parser.add_argument(
+        "--force", action="store_true", help="re-ingest even if the persisted index is unchanged"
+    )
 
 
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -201,6 +216,13 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--allow-remote", action="store_true", help="allow a non-loopback --host (no auth!)"
     )
     serve.add_argument(
+        "--grace",
+        type=_seconds,
+        metavar="SECONDS",
+        help="on SIGTERM or Ctrl-C, refuse new calls and give the calls in flight this long to "
+        "complete (default: the emulator's, 5)",
+    )
+    serve.add_argument(
         "--no-builtin", action="store_true", help=f"do not serve {BUILTIN_DATA_STORE}"
     )
     serve.add_argument(
@@ -221,7 +243,6 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         commands, "ingest", run_ingest.__doc__, help="build and persist the index of a corpus"
     )
     _corpus_args(ingest)
-    ingest.add_argument("--force", action="store_true", help="re-ingest even if unchanged")
     ingest.set_defaults(run=run_ingest)
 
 

@@ -8,8 +8,8 @@ import argparse
 from contextlib import closing
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from grounding_core.answering import DeveloperKnowledgeAnswerQuery, DiscoveryEngineAnswerQuery
 from grounding_core.html_report import answer_html
@@ -20,6 +20,7 @@ from grounding_core.retrieval import DeveloperKnowledgeChunkSearch, DiscoveryEng
 from grounding_core.specs import AnswerSpec, ChunkSearchSpec
 from grounding_core.summaries import DiscoveryEngineSearchSummary, SummarySpec
 from grounding_core.terminal import answer_rich
+from grounding_core.untrusted import one_line
 
 from .connection import (
     developer_knowledge_connection,
@@ -28,7 +29,7 @@ from .connection import (
     target_label,
 )
 from .errors import UsageError
-from .output import note_console, write_html, write_json
+from .output import note_console, write_html, write_json, write_text
 
 __all__ = ["DEVELOPER_KNOWLEDGE", "run_answer", "run_search", "search"]
 
@@ -81,13 +82,14 @@ def _print_answer(args: argparse.Namespace, console: Console, answer: GroundedAn
     if args.json:
         write_json(answer.to_dict())
     elif args.markdown:
-        console.print(answer_markdown(answer), markup=False, highlight=False, soft_wrap=True)
+        write_text(console, answer_markdown(answer))
     else:
         console.print(answer_rich(answer))
 
 
 def _chunk_table(query: str, chunks: list[SourceChunk], searched: str) -> Table:
-    title = f"{len(chunks)} results for {escape(repr(query))} in {escape(searched)}"
+    # Text cells: a title is never read as rich markup or :emoji: codes.
+    title = Text(f"{len(chunks)} results for {one_line(repr(query))} in {one_line(searched)}")
     table = Table(title=title)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
@@ -95,14 +97,11 @@ def _chunk_table(query: str, chunks: list[SourceChunk], searched: str) -> Table:
     table.add_column("content")
     for number, chunk in enumerate(chunks, start=1):
         score = format_score(chunk.relevance_score) if chunk.relevance_score is not None else ""
-        text = " ".join(chunk.content.split())
+        text = one_line(chunk.content)
         excerpt = text[:_EXCERPT] + ("..." if len(text) > _EXCERPT else "")
-        table.add_row(
-            str(number),
-            score,
-            f"{escape(chunk.title)}\n[dim]{escape(chunk.uri)}",
-            escape(excerpt),
-        )
+        name = Text(one_line(chunk.title))
+        name.append(f"\n{one_line(chunk.uri)}", style="dim")
+        table.add_row(str(number), score, name, Text(excerpt))
     return table
 
 
@@ -142,7 +141,7 @@ def run_answer(args: argparse.Namespace, console: Console) -> int:
     answer, asked = _answer(args)
     _print_answer(args, console, answer)
     notes = note_console(console, json_output=args.json)
-    notes.print(f"answered from {asked}", markup=False, highlight=False, soft_wrap=True)
+    write_text(notes, f"answered from {asked}")
     if args.html:
         html = answer_html(answer, question=args.query)
         write_html(args.html, html, notes)

@@ -34,9 +34,10 @@ from typing import Any, TypeVar
 from lark import Lark, Token, Transformer, exceptions
 
 from grounding_emulator.answer.sessions import Session
-from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE
 from grounding_emulator.page_tokens import decode_page_token, encode_page_token, fingerprint
+from grounding_emulator.search.filters import check_filter_size
 
 __all__ = [
     "FILTER_FIELDS",
@@ -175,6 +176,7 @@ def _parser() -> Lark:
 
 @functools.lru_cache(maxsize=256)
 def _predicate(text: str, term: Term) -> Predicate:
+    check_filter_size(text, "filter")
     try:
         tree = _parser().parse(text)
         predicate: Predicate = _Tree(term).transform(tree)
@@ -184,8 +186,9 @@ def _predicate(text: str, term: Term) -> Predicate:
         raise _refuse(str(exc.orig_exc)) from exc
     except exceptions.UnexpectedInput as exc:
         column = getattr(exc, "column", "?")
+        around = column - 1 if isinstance(column, int) else None
         raise _refuse(
-            f"{text!r} is malformed at column {column} (for example "
+            f"{excerpt(text, around=around)} is malformed at column {column} (for example "
             'user_pseudo_id = "u1" AND state = IN_PROGRESS)'
         ) from exc
     return predicate

@@ -59,10 +59,28 @@ class ChunkText:
 
 # -- parsing ------------------------------------------------------------------------------------
 
-_ATX = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_ATX_OPENING = re.compile(r"(#{1,6})[ \t]+")
 _FENCE = re.compile(r"^(```|~~~)")
 _SETEXT = {"=": 1, "-": 2}
 _UNDERLINE = re.compile(r"^([=\-*~^#\"'`+])\1{2,}\s*$")
+
+
+def _atx_heading(line: str) -> tuple[int, str] | None:
+    """``(level, text)`` of an ATX heading line (``## Title ##``), else ``None``.
+
+    The text is what ``^(#{1,6})[ \t]+(.+?)[ \t#]*$`` captures, stripped, found without that
+    regex: on a line with a long run of spaces before its last word the lazy group is quadratic.
+    """
+    opening = _ATX_OPENING.match(line)
+    if opening is None:
+        return None
+    start = opening.end()
+    if start == len(line):  # the text takes one character: the last space, if there are two
+        if start - opening.end(1) < 2:
+            return None
+        start -= 1
+    end = max(start + 1, len(line.rstrip(" \t#")))
+    return len(opening.group(1)), line[start:end].strip()
 
 
 def _paragraphs(lines: Iterable[str], page: int | None) -> list[Block]:
@@ -105,10 +123,10 @@ def blocks_from_markdown(text: str, *, page: int | None = None) -> list[Block]:
             blocks.append(Block("code", "\n".join(code).rstrip(), page=page))
             index += 1
             continue
-        atx = _ATX.match(line)
+        atx = _atx_heading(line)
         if atx:
             flush()
-            blocks.append(Block("heading", atx.group(2).strip(), len(atx.group(1)), page))
+            blocks.append(Block("heading", atx[1], atx[0], page))
             index += 1
             continue
         following = lines[index + 1] if index + 1 < len(lines) else ""
@@ -264,16 +282,24 @@ def _cut(text: str, limit: int) -> int:
     return cut if cut > 0 else limit
 
 
+def _after_space(text: str, pos: int) -> int:
+    """``pos`` moved past whitespace (what ``text[pos:].lstrip()`` would drop)."""
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
+
+
 def split_long_text(text: str, max_chars: int) -> list[str]:
     """``text`` in pieces of at most ``max_chars`` characters, cut at the best boundary."""
     pieces: list[str] = []
     rest = text.strip()
-    while len(rest) > max_chars:
-        cut = _cut(rest, max_chars)
-        pieces.append(rest[:cut].rstrip())
-        rest = rest[cut:].lstrip()
-    if rest:
-        pieces.append(rest)
+    pos = 0  # the rest is rest[pos:], kept as an offset: slicing it off each time is quadratic
+    while len(rest) - pos > max_chars:
+        cut = _cut(rest[pos : pos + max_chars + 1], max_chars)
+        pieces.append(rest[pos : pos + cut].rstrip())
+        pos = _after_space(rest, pos + cut)
+    if pos < len(rest):
+        pieces.append(rest[pos:])
     return [p for p in pieces if p]
 
 
@@ -318,11 +344,12 @@ def chunk_blocks(blocks: Sequence[Block], *, max_chars: int = DEFAULT_MAX_CHARS)
                 parts = [lead[: _safe_cut(lead, max_chars // 2)].rstrip()]
             continue
         rest = block.text.strip()
-        while rest:
+        pos = 0  # the rest of the block is rest[pos:] (an offset, as in split_long_text)
+        while pos < len(rest):
             used = sum(len(p) + 2 for p in parts)
             room = max_chars - used
-            if len(rest) <= room:
-                parts.append(rest)
+            if len(rest) - pos <= room:
+                parts.append(rest[pos:])
                 pages.append(block.page)
                 only_headings = False
                 break
@@ -330,11 +357,11 @@ def chunk_blocks(blocks: Sequence[Block], *, max_chars: int = DEFAULT_MAX_CHARS)
                 emit()
                 continue
             # An empty chunk, or one with its headings only: fill it with the text's head.
-            cut = _cut(rest, room)
-            parts.append(rest[:cut].rstrip())
+            cut = _cut(rest[pos : pos + room + 1], room)
+            parts.append(rest[pos : pos + cut].rstrip())
             pages.append(block.page)
             only_headings = False
-            rest = rest[cut:].lstrip()
+            pos = _after_space(rest, pos + cut)
             emit()
     if parts:
         emit()

@@ -5,7 +5,10 @@ immutable snapshot.
 (``embeddings.py``), embeds the chunks and their prose sentences and indexes whole documents
 with BM25 too (the document evidence of hybrid ranking, ``fusion.py``); ``save``/``load``
 persist a snapshot in a folder (``manifest.json``, ``documents.jsonl``, ``chunks.jsonl``,
-``index/``, ``heading_index/``, ``document_index/``, ``vectors/``). A snapshot never changes
+``index/``, ``heading_index/``, ``document_index/``, ``vectors/``); the manifest, written last,
+holds each file's size and checksum and the counts, which ``load`` verifies (``integrity.py``).
+``build`` stores only what can be served (``validation.py``): a document that breaks a limit is
+skipped, like what the readers skip, and listed in ``skipped``. A snapshot never changes
 after it is built: a re-ingest builds a new one and the store swaps the reference, so readers
 always see a whole index.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -28,18 +32,20 @@ from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS, chunk_blocks
 from grounding_emulator.corpus.embedding_cache import text_key
 from grounding_emulator.corpus.embeddings import Embedder, passage_text, sentence_texts
 from grounding_emulator.corpus.index import ChunkIndex
-from grounding_emulator.corpus.reading import SourceDocument
+from grounding_emulator.corpus.integrity import file_digests, verify_files
+from grounding_emulator.corpus.reading import Skipped, SourceDocument
 from grounding_emulator.corpus.records import Chunk, Document
 from grounding_emulator.corpus.schema import FieldType, detect_types, geolocation_of
 from grounding_emulator.corpus.semantic_index import SemanticIndex
 from grounding_emulator.corpus.tokens import TOKENIZER_VERSION, tokenize
+from grounding_emulator.corpus.validation import check_document
 from grounding_emulator.errors import CorpusError
 
 __all__ = ["FORMAT_VERSION", "DataStore", "ProgressCallback", "flatten_struct"]
 
 logger = logging.getLogger(__name__)
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 _MASK_CACHE_SIZE = 256
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -146,6 +152,41 @@ def _document_vectors(vectors: np.ndarray, owner: np.ndarray, count: int) -> np.
     return means
 
 
+def _valid_sources(
+    sources: Iterable[SourceDocument | Skipped], report: ProgressCallback
+) -> tuple[list[SourceDocument], list[Skipped]]:
+    """The sources that can be stored, and what was skipped (in the order met)."""
+    read: list[SourceDocument] = []
+    skipped: list[Skipped] = []
+    origins: dict[str, str] = {}
+    for source in sources:
+        if isinstance(source, Skipped):
+            skipped.append(source)
+            continue
+        document = source.document
+        where = source.origin or f"document {document.id!r}"
+        try:
+            check_document(document)
+        except CorpusError as exc:
+            skipped.append(Skipped(where, str(exc)))
+            continue
+        if document.id in origins:
+            first = origins[document.id]
+            skipped.append(
+                Skipped(
+                    where,
+                    f"duplicate document id {document.id!r} (first: {first}): give each "
+                    "document its own id",
+                )
+            )
+            continue
+        origins[document.id] = where
+        read.append(source)
+        if len(read) % 100 == 0:
+            report("read", len(read), 0)
+    return read, skipped
+
+
 @dataclass(frozen=True, eq=False)
 class DataStore:
     """An immutable snapshot of one data store.
@@ -157,7 +198,7 @@ class DataStore:
     the chunk and sentence vectors when the snapshot was built with an embedder (hybrid
     search), else ``None`` (BM25 search); then ``document_text_index`` is BM25 over whole
     documents (row ``d`` is document ``d``) and ``document_vectors`` the unit mean of each
-    document's chunk vectors.
+    document's chunk vectors. ``skipped`` lists what the ingest left out, and why.
     """
 
     id: str
@@ -170,6 +211,7 @@ class DataStore:
     fingerprint: str = ""
     max_chunk_chars: int = DEFAULT_MAX_CHARS
     created: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc))
+    skipped: tuple[Skipped, ...] = ()
     chunk_document: np.ndarray = field(init=False, repr=False)
     document_chunks: tuple[tuple[int, int], ...] = field(init=False, repr=False)
     document_vectors: np.ndarray | None = field(init=False, repr=False)
@@ -266,22 +308,28 @@ class DataStore:
     def build(
         cls,
         data_store_id: str,
-        sources: Iterable[SourceDocument],
+        sources: Iterable[SourceDocument | Skipped],
         *,
         max_chunk_chars: int = DEFAULT_MAX_CHARS,
         fingerprint: str = "",
         on_progress: ProgressCallback | None = None,
         embedder: Embedder | None = None,
     ) -> DataStore:
-        """Chunk and index ``sources``; with an ``embedder``, embed every chunk too."""
+        """Chunk and index ``sources``; with an ``embedder``, embed every chunk too.
+
+        A source whose document breaks a limit (``validation.check_document``) or repeats an id is
+        skipped, and listed in ``skipped`` with the ``Skipped`` records among ``sources``; when
+        nothing is left of sources that were not all empty, that is a ``CorpusError``.
+        """
         report = on_progress or (lambda phase, done, total: None)
-        read: list[SourceDocument] = []
-        for source in sources:
-            read.append(source)
-            if len(read) % 100 == 0:
-                report("read", len(read), 0)
+        read, skipped = _valid_sources(sources, report)
         report("read", len(read), len(read))
-        seen: set[str] = set()
+        if not read and any(not s.unsupported for s in skipped):
+            reasons = "; ".join(str(s) for s in skipped[:3])
+            raise CorpusError(
+                f"data store {data_store_id}: no document could be ingested ({reasons}"
+                f"{'; ...' if len(skipped) > 3 else ''}): fix the corpus"
+            )
         documents: list[Document] = []
         chunks: list[Chunk] = []
         tokens: list[list[str]] = []
@@ -291,11 +339,6 @@ class DataStore:
         total = len(read)
         for number, source in enumerate(read):
             document = source.document
-            if document.id in seen:
-                raise CorpusError(
-                    f"data store {data_store_id}: duplicate document id {document.id}"
-                )
-            seen.add(document.id)
             position = len(documents)
             documents.append(document)
             for ordinal, piece in enumerate(chunk_blocks(source.blocks, max_chars=max_chunk_chars)):
@@ -336,6 +379,7 @@ class DataStore:
             document_text_index=document_text_index,
             fingerprint=fingerprint,
             max_chunk_chars=max_chunk_chars,
+            skipped=tuple(skipped),
         )
 
     def with_semantic(self, semantic: SemanticIndex) -> DataStore:
@@ -355,7 +399,7 @@ class DataStore:
 
     def manifest(self) -> dict[str, Any]:
         """What ``manifest.json`` records: format, tokenizer, embedding model, fingerprint,
-        sizes."""
+        counts, what was skipped (``save`` adds each file's size and checksum)."""
         return {
             "format": FORMAT_VERSION,
             "tokenizer": TOKENIZER_VERSION,
@@ -366,6 +410,7 @@ class DataStore:
             "documents": len(self.documents),
             "chunks": len(self.chunks),
             "created": self.created.isoformat(),
+            "skipped": [[s.where, s.reason, s.unsupported] for s in self.skipped],
         }
 
     def save(self, directory: Path) -> None:
@@ -384,10 +429,11 @@ class DataStore:
         self.document_text_index.save(directory / "document_index")
         if self.semantic is not None:
             self.semantic.save(directory / "vectors")
-        # The manifest is written last: a folder without one is incomplete.
-        (directory / "manifest.json").write_text(
-            json.dumps(self.manifest(), indent=2), encoding="utf-8"
-        )
+        # The manifest is written last, and whole (a folder without one is incomplete).
+        manifest = {**self.manifest(), "files": file_digests(directory)}
+        pending = directory / ".manifest.json.tmp"
+        pending.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+        os.replace(pending, directory / "manifest.json")
 
     @staticmethod
     def read_manifest(directory: Path) -> dict[str, Any]:
@@ -402,15 +448,18 @@ class DataStore:
 
     @classmethod
     def load(cls, directory: Path, *, embedder: Embedder | None = None) -> DataStore:
-        """Read a snapshot written by ``save``; its chunk vectors are read when they come from
-        ``embedder``'s model (else the snapshot searches with BM25 alone)."""
+        """Read a snapshot written by ``save``, after checking every file against the
+        manifest's sizes and checksums and the counts read against its counts (a
+        ``CorpusError`` naming the file otherwise); its chunk vectors are read when they come
+        from ``embedder``'s model (else the snapshot searches with BM25 alone)."""
         manifest = cls.read_manifest(directory)
         if manifest.get("format") != FORMAT_VERSION:
             raise CorpusError(
-                f"{directory}: index format {manifest.get('format')} is not {FORMAT_VERSION}; "
-                "ingest the corpus again"
+                f"{directory}: index format {manifest.get('format')} is not {FORMAT_VERSION} "
+                "(written by another version)"
             )
         try:
+            verify_files(directory, manifest["files"])
             with (directory / "documents.jsonl").open(encoding="utf-8") as handle:
                 documents = tuple(_document_from_json(json.loads(line)) for line in handle)
             with (directory / "chunks.jsonl").open(encoding="utf-8") as handle:
@@ -429,7 +478,12 @@ class DataStore:
                     saved_model,
                     embedder.model_id if embedder is not None else "none",
                 )
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            _check_counts(manifest, documents, chunks, (index, heading_index, document_text_index))
+            if semantic is not None and len(semantic.vectors) != len(chunks):
+                raise CorpusError(f"vectors/ holds {len(semantic.vectors)} chunk vectors")
+            skipped = tuple(Skipped(w, r, bool(u)) for w, r, u in manifest.get("skipped", ()))
+            created = _dt.datetime.fromisoformat(manifest["created"])
+        except (OSError, ValueError, KeyError, TypeError, CorpusError) as exc:
             raise CorpusError(f"{directory}: cannot read the saved data store ({exc})") from exc
         return cls(
             id=manifest["data_store"],
@@ -441,5 +495,30 @@ class DataStore:
             document_text_index=document_text_index,
             fingerprint=manifest.get("fingerprint", ""),
             max_chunk_chars=manifest.get("max_chunk_chars", DEFAULT_MAX_CHARS),
-            created=_dt.datetime.fromisoformat(manifest["created"]),
+            created=created,
+            skipped=skipped,
         )
+
+
+def _check_counts(
+    manifest: Mapping[str, Any],
+    documents: Sequence[Document],
+    chunks: Sequence[Chunk],
+    indexes: tuple[ChunkIndex, ChunkIndex, ChunkIndex],
+) -> None:
+    """``CorpusError`` unless what was read has the manifest's counts: a manifest and files
+    that agree with each other but not with the snapshot (an edited manifest) are refused too."""
+    index, heading_index, document_text_index = indexes
+    found = {
+        "documents.jsonl": (len(documents), manifest["documents"], "documents"),
+        "chunks.jsonl": (len(chunks), manifest["chunks"], "chunks"),
+        "index/": (len(index), len(chunks), "chunks"),
+        "heading_index/": (len(heading_index), len(chunks), "chunks"),
+    }
+    if len(document_text_index):
+        found["document_index/"] = (len(document_text_index), len(documents), "documents")
+    for name, (count, expected, unit) in found.items():
+        if count != expected:
+            raise CorpusError(f"{name} holds {count} {unit}, not {expected}")
+    if chunks and chunks[-1].document_index >= len(documents):
+        raise CorpusError("chunks.jsonl names documents that documents.jsonl does not hold")

@@ -25,6 +25,8 @@ logger = logging.getLogger(__name__)
 
 # bm25s logs every index build at DEBUG on a logger it forces to DEBUG: keep it quieter.
 logging.getLogger("bm25s").setLevel(logging.WARNING)
+# The file bm25s saves an index's parameters in (none when there is no index).
+_PARAMS = "params.index.json"
 
 
 class ChunkIndex:
@@ -42,9 +44,10 @@ class ChunkIndex:
 
     @classmethod
     def build(cls, token_lists: Sequence[list[str]]) -> ChunkIndex:
-        """Index ``token_lists`` (chunk ``i`` is ``token_lists[i]``)."""
-        if not token_lists:
-            return cls(None, 0)
+        """Index ``token_lists`` (chunk ``i`` is ``token_lists[i]``). Without a single token
+        (chunks of stop words only) there is nothing to index: every score is 0."""
+        if not any(token_lists):
+            return cls(None, len(token_lists))
         bm25 = bm25s.BM25(method="lucene")
         bm25.index(list(token_lists), show_progress=False)
         return cls(bm25, len(token_lists))
@@ -60,8 +63,8 @@ class ChunkIndex:
     def load(cls, directory: Path, *, mmap: bool = False) -> ChunkIndex:
         """Read an index written by ``save``."""
         size = int((directory / "size").read_text(encoding="utf-8"))
-        if size == 0:
-            return cls(None, 0)
+        if size == 0 or not (directory / _PARAMS).exists():
+            return cls(None, size)
         bm25 = bm25s.BM25.load(str(directory), mmap=mmap, show_progress=False)
         return cls(bm25, size)
 

@@ -2,15 +2,21 @@
 
 Folders: Markdown (``.md``, ``.markdown``), plain text (``.txt``, ``.text``, ``.rst``), HTML
 (``.html``, ``.htm``) and PDF (``.pdf``, one block per page paragraph, with page numbers), read
-recursively in path order. Files outside the folder (symlinks or ``..`` that lead out) are
-refused with a warning; hidden files and folders are skipped. Files of other types are skipped
-too, and reported: ``skipped_files`` lists them, ``describe_skipped`` says so in one line (the
-store logs it, ``grounding serve``/``ingest`` print it); a folder with no supported file at all
-is a ``CorpusError`` naming it and the supported extensions.
+recursively in path order; hidden files and folders are skipped unlisted. A folder with no
+supported file at all is a ``CorpusError`` naming it and the supported extensions.
 
 JSONL: one document per line, ``{"id", "uri", "title", "content", "struct_data", "mime_type",
 "update_time"}``; only ``content`` is required. ``mime_type`` (``text/markdown``, ``text/html``
 or ``text/plain``, the default) says how the content is parsed into blocks.
+
+What cannot be ingested does not stop the rest, as Google's ``ImportDocuments`` imports the good
+documents and reports the others: the readers yield a ``Skipped`` record in its place, naming
+the file (and line) and saying why and what to do (files of other types; files outside the
+folder; unreadable, non-UTF-8 or oversized files and file names; JSONL lines that are not JSON
+objects of valid documents; ``DataStore.build`` adds documents that break a limit of
+``validation.py`` or repeat an id). The snapshot keeps them (``DataStore.skipped``),
+the store logs them and ``grounding serve``/``ingest`` print them (``describe_skipped``). A
+corpus that cannot be opened at all is a ``CorpusError``.
 
 Document ids are stable: the JSONL ``id``, or a slug of the file's relative path.
 """
@@ -23,8 +29,8 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +41,19 @@ from grounding_emulator.corpus.chunking import (
     blocks_from_plain_text,
 )
 from grounding_emulator.corpus.records import Document
+from grounding_emulator.corpus.validation import printable
 from grounding_emulator.errors import CorpusError
+from grounding_emulator.limits import (
+    MAX_CONTENT_BYTES,
+    MAX_JSONL_FILE_BYTES,
+    MAX_PDF_FILE_BYTES,
+    MAX_STRUCT_DEPTH,
+    MAX_TEXT_FILE_BYTES,
+)
 
 __all__ = [
     "MIME_TYPES",
+    "Skipped",
     "SourceDocument",
     "corpus_fingerprint",
     "describe_skipped",
@@ -46,7 +61,6 @@ __all__ = [
     "read_corpus",
     "read_folder",
     "read_jsonl",
-    "skipped_files",
 ]
 
 logger = logging.getLogger(__name__)
@@ -70,10 +84,26 @@ _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
 @dataclass(frozen=True, slots=True)
 class SourceDocument:
-    """A document and the structural blocks its chunks are cut from."""
+    """A document and the structural blocks its chunks are cut from; ``origin`` names where it
+    came from in errors (``kb.jsonl line 3``, a file's relative path; "" for others)."""
 
     document: Document
     blocks: tuple[Block, ...]
+    origin: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file or JSONL line that was not ingested: ``where`` names it (a path relative to the
+    corpus folder, or ``line N`` of a JSONL file), ``reason`` says why and what to do;
+    ``unsupported`` for a file whose type is not read at all (by design, not a fault)."""
+
+    where: str
+    reason: str
+    unsupported: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}"
 
 
 def _slug(relative: str) -> str:
@@ -124,7 +154,7 @@ def _pdf(path: Path) -> tuple[str, list[Block]]:
         for number, page in enumerate(reader.pages, start=1):
             blocks.extend(blocks_from_plain_text(page.extract_text() or "", page=number))
     except (PyPdfError, OSError, ValueError) as exc:
-        raise CorpusError(f"{path}: cannot read the PDF ({exc})") from exc
+        raise CorpusError(f"cannot read it as a PDF ({exc})") from exc
     return title, blocks
 
 
@@ -146,58 +176,96 @@ def _supported(path: Path) -> bool:
     return path.suffix.lower() in MIME_TYPES
 
 
-def skipped_files(root: Path) -> tuple[str, ...]:
-    """The files under folder ``root`` that are skipped for their type (relative paths, in
-    path order; hidden ones are not listed)."""
-    root = root.resolve()
-    return tuple(p.relative_to(root).as_posix() for p in _visible_files(root) if not _supported(p))
-
-
-def describe_skipped(root: Path, skipped: tuple[str, ...]) -> str:
-    """One line on the files ``skipped_files`` found: their count and the first names."""
-    names = ", ".join(skipped[:_NAMED_SKIPPED]) + (", ..." if len(skipped) > _NAMED_SKIPPED else "")
-    return (
-        f"{root}: skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} of unsupported "
-        f"types ({names}); supported: {SUPPORTED_EXTENSIONS}"
-    )
+def describe_skipped(corpus: Path, skipped: Sequence[Skipped]) -> tuple[str, ...]:
+    """Lines on what was skipped: one for the files of unsupported types (their count and the
+    first names), one per file or line skipped as bad (its reason)."""
+    lines = []
+    unsupported = [s.where for s in skipped if s.unsupported]
+    if unsupported:
+        names = ", ".join(unsupported[:_NAMED_SKIPPED])
+        more = ", ..." if len(unsupported) > _NAMED_SKIPPED else ""
+        lines.append(
+            f"{corpus}: skipped {len(unsupported)} file{'s' if len(unsupported) != 1 else ''} "
+            f"of unsupported types ({names}{more}); supported: {SUPPORTED_EXTENSIONS}"
+        )
+    lines.extend(f"{corpus}: skipped {s}" for s in skipped if not s.unsupported)
+    return tuple(lines)
 
 
 def _folder_files(root: Path) -> Iterator[Path]:
-    for path in filter(_supported, _visible_files(root)):
-        if not _inside(root, path):
-            logger.warning("skipping %s: it leads outside the corpus root %s", path, root)
-            continue
-        yield path
+    return (p for p in _visible_files(root) if _supported(p) and _inside(root, p))
 
 
-def read_folder(root: Path, *, base_uri: str | None = None) -> Iterator[SourceDocument]:
-    """The documents of every supported file under ``root``.
+def _size_limit(mime_type: str) -> tuple[int, str]:
+    if mime_type == "application/pdf":
+        return MAX_PDF_FILE_BYTES, "PDF files"
+    return MAX_TEXT_FILE_BYTES, "text-based files (with layout-aware document chunking)"
+
+
+def _read_file(path: Path, mime_type: str) -> tuple[str, str, list[Block]]:
+    """``(title, content, blocks)`` of one file (``CorpusError`` saying why it cannot be)."""
+    limit, kind = _size_limit(mime_type)
+    size = path.stat().st_size
+    if size > limit:
+        raise CorpusError(
+            f"it is {size:,} bytes; Google imports {kind} of at most {limit:,} bytes "
+            '("Prepare data for ingesting"): split it'
+        )
+    if mime_type == "application/pdf":
+        title, blocks = _pdf(path)
+        return title, _text_of(blocks), blocks
+    try:
+        content = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(
+            f"it is not UTF-8 text (byte {exc.start}: {exc.reason}): convert it to UTF-8"
+        ) from exc
+    title, blocks = _blocks(content, mime_type)
+    if mime_type == "text/html":
+        content = _text_of(blocks)
+    return title, content, blocks
+
+
+def read_folder(root: Path, *, base_uri: str | None = None) -> Iterator[SourceDocument | Skipped]:
+    """The documents of every supported file under ``root``, and a ``Skipped`` for each file
+    that cannot be one.
 
     A document's URI is ``base_uri`` + its relative path when ``base_uri`` is given, else its
     ``file://`` URI; its struct data is ``{"path", "directory", "extension"}``.
     """
     root = root.resolve()
     seen: set[str] = set()
-    for path in _folder_files(root):
+    for path in _visible_files(root):
         relative = path.relative_to(root).as_posix()
+        where = printable(relative)
+        if not _supported(path):
+            yield Skipped(where, "unsupported type", unsupported=True)
+            continue
+        if not _inside(root, path):
+            yield Skipped(
+                where,
+                f"it leads outside the corpus folder {root}: copy the file into the folder, or "
+                "serve its own folder as a corpus too",
+            )
+            continue
+        if where != relative:  # the name has bytes that are not UTF-8 (lone surrogates)
+            yield Skipped(where, "its name is not valid UTF-8: rename it")
+            continue
         mime_type = MIME_TYPES[path.suffix.lower()]
-        if mime_type == "application/pdf":
-            title, blocks = _pdf(path)
-            content = _text_of(blocks)
-        else:
-            try:
-                content = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise CorpusError(f"{path}: cannot read it as UTF-8 text ({exc})") from exc
-            title, blocks = _blocks(content, mime_type)
-            if mime_type == "text/html":
-                content = _text_of(blocks)
+        try:
+            title, content, blocks = _read_file(path, mime_type)
+            stat = path.stat()
+        except OSError as exc:
+            yield Skipped(where, f"cannot read it ({exc.strerror or exc})")
+            continue
+        except CorpusError as exc:
+            yield Skipped(where, str(exc))
+            continue
         doc_id = _slug(relative)
         if doc_id in seen:
             doc_id = _slug(relative + "#")
         seen.add(doc_id)
         uri = base_uri.rstrip("/") + "/" + relative if base_uri else path.as_uri()
-        stat = path.stat()
         document = Document(
             id=doc_id,
             uri=uri,
@@ -212,99 +280,148 @@ def read_folder(root: Path, *, base_uri: str | None = None) -> Iterator[SourceDo
             update_time=_dt.datetime.fromtimestamp(int(stat.st_mtime), tz=_dt.timezone.utc),
             description=_description(blocks),
         )
-        yield SourceDocument(document, tuple(blocks))
+        yield SourceDocument(document, tuple(blocks), origin=where)
 
 
-def _timestamp(value: object, where: str) -> _dt.datetime | None:
+def _timestamp(value: object) -> _dt.datetime | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise CorpusError(f"{where}: update_time must be an RFC 3339 string, got {value!r}")
+        raise CorpusError(f"update_time must be an RFC 3339 string, got {value!r}")
     try:
         stamp = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
-        raise CorpusError(f"{where}: update_time {value!r} is not RFC 3339") from exc
+        raise CorpusError(f"update_time {printable(value)!r} is not RFC 3339") from exc
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=_dt.timezone.utc)
     return stamp.astimezone(_dt.timezone.utc)
 
 
-def _string(record: Mapping[str, Any], key: str, where: str, default: str = "") -> str:
+def _string(record: Mapping[str, Any], key: str, default: str = "") -> str:
     value = record.get(key, default)
     if value is None:
         return default
     if not isinstance(value, str):
-        raise CorpusError(f"{where}: {key} must be a string, got {type(value).__name__}")
+        raise CorpusError(f"{key} must be a string, got {type(value).__name__}")
     return value
 
 
-def document_from_mapping(record: Mapping[str, Any], *, where: str, number: int) -> SourceDocument:
-    """One JSONL record as a source document; ``where`` names it in errors."""
-    if not isinstance(record, Mapping):
-        raise CorpusError(f"{where}: expected a JSON object, got {type(record).__name__}")
+def _content(record: Mapping[str, Any]) -> str:
     content = record.get("content")
     if not isinstance(content, str):
-        raise CorpusError(f"{where}: content is required and must be a string")
-    doc_id = _string(record, "id", where) or f"doc-{number}"
+        raise CorpusError("content is required and must be a string")
+    # Cheap bounds first: a character is 1 to 4 bytes of UTF-8.
+    if len(content) * 4 > MAX_CONTENT_BYTES:
+        size = len(content.encode("utf-8", "surrogatepass"))
+        if size > MAX_CONTENT_BYTES:
+            raise CorpusError(
+                f"content is {size:,} bytes of UTF-8; Google takes inline content of at most "
+                f"{MAX_CONTENT_BYTES:,} bytes (Document.Content.raw_bytes): split the document "
+                f"over several lines, or put it in a corpus folder as a file (up to "
+                f"{MAX_TEXT_FILE_BYTES:,} bytes)"
+            )
+    return content
+
+
+def _document(record: Any, number: int) -> SourceDocument:
+    if not isinstance(record, Mapping):
+        raise CorpusError(f"expected a JSON object, got {type(record).__name__}")
+    content = _content(record)
+    doc_id = _string(record, "id") or f"doc-{number}"
     if not DOCUMENT_ID.match(doc_id):
         raise CorpusError(
-            f"{where}: id {doc_id!r} is not a valid document id: use letters, digits, '-' and "
+            f"id {printable(doc_id)!r} is not a valid document id: use letters, digits, '-' and "
             "'_', at most 63 characters, starting with a letter or digit"
         )
     struct_data = record.get("struct_data") or {}
     if not isinstance(struct_data, Mapping):
-        raise CorpusError(f"{where}: struct_data must be a JSON object")
-    mime_type = _string(record, "mime_type", where, "text/plain")
+        raise CorpusError("struct_data must be a JSON object")
+    mime_type = _string(record, "mime_type", "text/plain")
     if mime_type not in ("text/plain", "text/markdown", "text/html"):
         raise CorpusError(
-            f"{where}: mime_type {mime_type!r} is not supported: use text/plain, text/markdown "
-            "or text/html"
+            f"mime_type {printable(mime_type)!r} is not supported: use text/plain, "
+            "text/markdown or text/html"
         )
     heading, blocks = _blocks(content, mime_type)
     if mime_type == "text/html":
         content = _text_of(blocks)
     document = Document(
         id=doc_id,
-        uri=_string(record, "uri", where) or f"urn:document:{doc_id}",
-        title=_string(record, "title", where) or heading or doc_id,
+        uri=_string(record, "uri") or f"urn:document:{doc_id}",
+        title=_string(record, "title") or heading or doc_id,
         content=content,
         struct_data=dict(struct_data),
         mime_type=mime_type,
-        update_time=_timestamp(record.get("update_time"), where),
-        description=_string(record, "description", where) or _description(blocks),
+        update_time=_timestamp(record.get("update_time")),
+        description=_string(record, "description") or _description(blocks),
     )
     return SourceDocument(document, tuple(blocks))
 
 
-def read_jsonl(path: Path) -> Iterator[SourceDocument]:
-    """The documents of a JSONL file, one per non-empty line."""
-    seen: set[str] = set()
+def document_from_mapping(record: Mapping[str, Any], *, where: str, number: int) -> SourceDocument:
+    """One JSONL record as a source document; ``where`` names it in errors and is its
+    ``origin``."""
     try:
-        handle = path.open(encoding="utf-8")
+        source = _document(record, number)
+    except CorpusError as exc:
+        raise CorpusError(f"{where}: {exc}") from exc
+    return replace(source, origin=where)
+
+
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number: use null or a string")
+
+
+def _parse_line(line: str) -> Any:
+    try:
+        return json.loads(line, parse_constant=_not_a_number)
+    except RecursionError as exc:
+        raise CorpusError(
+            f"it is nested too deeply to parse; struct_data may be nested at most "
+            f"{MAX_STRUCT_DEPTH} levels: flatten it"
+        ) from exc
+    except json.JSONDecodeError as exc:
+        raise CorpusError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    except ValueError as exc:  # NaN/Infinity, an integer of over 4,300 digits
+        raise CorpusError(f"not valid JSON ({exc})") from exc
+
+
+def read_jsonl(path: Path) -> Iterator[SourceDocument | Skipped]:
+    """The documents of a JSONL file, one per non-empty line, and a ``Skipped`` for each line
+    that cannot be one (a repeated id is skipped by ``DataStore.build``, as from any source)."""
+    try:
+        size = path.stat().st_size
+        handle = path.open(encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
         raise CorpusError(f"{path}: cannot open it ({exc})") from exc
+    if size > MAX_JSONL_FILE_BYTES:
+        handle.close()
+        raise CorpusError(
+            f"{path} is {size:,} bytes; Google imports JSONL files of at most "
+            f"{MAX_JSONL_FILE_BYTES:,} bytes (GcsSource.input_uris): split it"
+        )
     with handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
-            where = f"{path} line {number}"
+            where = f"line {number}"
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CorpusError(f"{where}: not valid JSON ({exc})") from exc
-            source = document_from_mapping(record, where=where, number=number)
-            if source.document.id in seen:
-                raise CorpusError(f"{where}: duplicate document id {source.document.id!r}")
-            seen.add(source.document.id)
-            yield source
+                if printable(line) != line:
+                    raise CorpusError("it is not UTF-8 text: convert the file to UTF-8")
+                source = _document(_parse_line(line), number)
+            except CorpusError as exc:
+                yield Skipped(where, str(exc))
+                continue
+            yield replace(source, origin=where)
 
 
-def read_corpus(path: Path, *, base_uri: str | None = None) -> Iterator[SourceDocument]:
-    """The documents of a folder or of a ``.jsonl`` file."""
+def read_corpus(path: Path, *, base_uri: str | None = None) -> Iterator[SourceDocument | Skipped]:
+    """The documents of a folder or of a ``.jsonl`` file, and what was skipped."""
     if path.is_dir():
-        if next(_folder_files(path.resolve()), None) is None:
-            skipped = skipped_files(path)
-            found = f"; it has {len(skipped)} of other types" if skipped else ""
+        root = path.resolve()
+        if next(_folder_files(root), None) is None:
+            others = sum(1 for p in _visible_files(root) if not _supported(p))
+            found = f"; it has {others} of other types" if others else ""
             raise CorpusError(
                 f"corpus folder {path} has no file of a supported type ({SUPPORTED_EXTENSIONS})"
                 f"{found}: add such files, or convert the others (a .jsonl file of documents "
@@ -320,14 +437,15 @@ def read_corpus(path: Path, *, base_uri: str | None = None) -> Iterator[SourceDo
 
 def corpus_fingerprint(path: Path, *, base_uri: str | None = None) -> str:
     """A cheap fingerprint of a corpus (paths, sizes, modification times): an index built from
-    a corpus with the same fingerprint can be reused."""
-    digest = hashlib.sha256(f"{path.resolve()}|{base_uri}".encode())
-    if path.is_dir():
-        root = path.resolve()
-        files = list(_folder_files(root))
-    else:
-        files = [path]
+    a corpus with the same fingerprint can be reused. It covers every visible file of a folder,
+    skipped ones too, so that the list of what was skipped stays true."""
+    digest = hashlib.sha256(f"{path.resolve()}|{base_uri}".encode("utf-8", "replace"))
+    files = list(_visible_files(path.resolve())) if path.is_dir() else [path]
     for file in files:
-        stat = file.stat()
+        try:
+            stat = file.stat()
+        except OSError:  # a dangling symlink: skipped when read, and so it stays
+            digest.update(f"{file}|missing\n".encode("utf-8", "replace"))
+            continue
         digest.update(f"{file}|{stat.st_size}|{stat.st_mtime_ns}\n".encode("utf-8", "replace"))
     return digest.hexdigest()[:32]

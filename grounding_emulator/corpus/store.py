@@ -8,10 +8,18 @@ Re-ingesting is atomic, in memory and on disk::
 
     state_dir/data_stores/{id}/CURRENT        name of the live version, replaced atomically
     state_dir/data_stores/{id}/v{n}-{rand}/   a complete snapshot (manifest.json written last)
-    state_dir/data_stores/{id}/.tmp-{rand}/   a snapshot being written (removed on failure)
+    state_dir/data_stores/{id}/.tmp-{rand}/   a snapshot being written (locked by its writer)
 
 A new snapshot is built and written completely before ``CURRENT`` and the in-memory reference are
-swapped; an error or a crash before that leaves the previous version serving.
+swapped; an error or a crash before that leaves the previous version serving. The staging folder
+of a writer that died (even by ``SIGKILL``) is removed by the next ingest of that data store
+(``staging.py``).
+
+Every reload verifies the snapshot's files against the sizes and checksums of its manifest, and
+its counts (``DataStore.load``). ``ingest`` with ``reuse`` (what ``grounding serve`` and
+``grounding ingest`` do) rebuilds a damaged index from the corpus, with a warning naming the
+file; ``load``, which has no corpus to rebuild from, raises a ``CorpusError`` that names the data
+store and the file and says what to run.
 
 Search is hybrid (BM25 + semantic similarity) when the store has an embedder: by default the
 ``semantic`` extra's model when it is installed (``embeddings.default_embedder``); chunks and
@@ -44,12 +52,13 @@ from grounding_emulator.corpus.datastore import FORMAT_VERSION, DataStore, Progr
 from grounding_emulator.corpus.embeddings import Embedder, default_embedder
 from grounding_emulator.corpus.reading import (
     DOCUMENT_ID,
+    Skipped,
     SourceDocument,
     corpus_fingerprint,
     describe_skipped,
     read_corpus,
-    skipped_files,
 )
+from grounding_emulator.corpus.staging import remove_stale, staging_folder
 from grounding_emulator.corpus.tokens import TOKENIZER_VERSION
 from grounding_emulator.errors import CorpusError, NotFound
 
@@ -176,40 +185,63 @@ class CorpusStore:
         """Build (or, with ``reuse``, reload from the state dir) and serve a data store.
 
         ``source`` is a folder, a ``.jsonl`` file, or source documents (then pass a
-        ``fingerprint`` to make the persisted index reusable). Files of a folder skipped for
-        their type are logged (INFO, one line: count and first names); a folder with none of
-        a supported type is a ``CorpusError``.
+        ``fingerprint`` to make the persisted index reusable). What was skipped
+        (``DataStore.skipped``) is logged: files of unsupported types at INFO in one line (count
+        and first names), each file or line skipped as bad at WARNING with its reason; a folder
+        with no file of a supported type, or a corpus of which nothing could be ingested, is a
+        ``CorpusError``. A persisted index that fails its integrity check is rebuilt (WARNING).
         """
         _check_id("data store", data_store_id)
         with self._ingest_lock:
+            if self.state_dir is not None and self._folder(data_store_id).is_dir():
+                remove_stale(self._folder(data_store_id))
+            path: Path | None = None
+            documents: Iterable[SourceDocument | Skipped] = ()
             if isinstance(source, str | Path):
                 path = Path(source)
-                documents: Iterable[SourceDocument] = read_corpus(path, base_uri=base_uri)
+                documents = read_corpus(path, base_uri=base_uri)
                 fingerprint = fingerprint or corpus_fingerprint(path, base_uri=base_uri)
-                skipped = skipped_files(path) if path.is_dir() else ()
-                if skipped:
-                    logger.info("data store %s: %s", data_store_id, describe_skipped(path, skipped))
             else:
                 documents = source
-            if reuse and fingerprint:
-                reloaded = self._reload(data_store_id, fingerprint)
-                if reloaded is not None:
-                    with self._lock:
-                        self._data_stores[data_store_id] = reloaded
-                    return reloaded
-            started = time.perf_counter()
-            snapshot = DataStore.build(
-                data_store_id,
-                documents,
-                max_chunk_chars=self.max_chunk_chars,
-                fingerprint=fingerprint or "",
-                on_progress=on_progress,
-                embedder=self.embedder,
-            )
-            logger.info(
-                "ingested data store %s in %.2f s", data_store_id, time.perf_counter() - started
-            )
-            return self.put(snapshot)
+            snapshot = self._reload(data_store_id, fingerprint) if reuse and fingerprint else None
+            if snapshot is None:
+                snapshot = self._build(data_store_id, documents, fingerprint, on_progress)
+            else:
+                with self._lock:
+                    self._data_stores[data_store_id] = snapshot
+            if path is not None:
+                self._log_skipped(data_store_id, path, snapshot.skipped)
+            return snapshot
+
+    @staticmethod
+    def _log_skipped(data_store_id: str, path: Path, skipped: tuple[Skipped, ...]) -> None:
+        """Log what was skipped; each record carries ``skipped=True`` (a program that prints
+        the list itself, as the CLI does, can filter them out)."""
+        unsupported = any(s.unsupported for s in skipped)  # then the first line is on them
+        for number, line in enumerate(describe_skipped(path, skipped)):
+            level = logging.INFO if unsupported and number == 0 else logging.WARNING
+            logger.log(level, "data store %s: %s", data_store_id, line, extra={"skipped": True})
+
+    def _build(
+        self,
+        data_store_id: str,
+        documents: Iterable[SourceDocument | Skipped],
+        fingerprint: str | None,
+        on_progress: ProgressCallback | None,
+    ) -> DataStore:
+        started = time.perf_counter()
+        snapshot = DataStore.build(
+            data_store_id,
+            documents,
+            max_chunk_chars=self.max_chunk_chars,
+            fingerprint=fingerprint or "",
+            on_progress=on_progress,
+            embedder=self.embedder,
+        )
+        logger.info(
+            "ingested data store %s in %.2f s", data_store_id, time.perf_counter() - started
+        )
+        return self.put(snapshot)
 
     def add_builtin(
         self, *, reuse: bool = True, on_progress: ProgressCallback | None = None
@@ -258,11 +290,20 @@ class CorpusStore:
         return version if version.is_dir() else None
 
     def load(self, data_store_id: str) -> DataStore:
-        """Serve the persisted live version of a data store without re-ingesting."""
+        """Serve the persisted live version of a data store without re-ingesting; a version
+        that fails its integrity check is a ``CorpusError`` saying what to run."""
         version = self.current_version(data_store_id)
         if version is None:
             raise NotFound(f"data store {data_store_id!r} has no persisted index")
-        snapshot = DataStore.load(version, embedder=self.embedder)
+        try:
+            snapshot = DataStore.load(version, embedder=self.embedder)
+        except CorpusError as exc:
+            raise CorpusError(
+                f"data store {data_store_id}: the persisted index is damaged or unreadable: "
+                f"{exc}; ingest its corpus again: grounding ingest --force --corpus "
+                f"{data_store_id}=PATH (or grounding serve --force ...; in Python "
+                "CorpusStore.ingest(..., reuse=False))"
+            ) from exc
         with self._lock:
             self._data_stores[data_store_id] = snapshot
         return snapshot
@@ -294,28 +335,30 @@ class CorpusStore:
         }
         if any(manifest.get(key, "") != value for key, value in wanted.items()):
             return None
-        snapshot = DataStore.load(version, embedder=self.embedder)
+        try:
+            snapshot = DataStore.load(version, embedder=self.embedder)
+        except CorpusError as exc:
+            logger.warning(
+                "data store %s: the persisted index is damaged or unreadable, ingesting the "
+                "corpus again: %s",
+                data_store_id,
+                exc,
+            )
+            return None
         logger.info("reloaded data store %s from %s", data_store_id, version)
         return snapshot
 
     def _persist(self, snapshot: DataStore) -> None:
         folder = self._folder(snapshot.id)
         folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".tmp-{uuid.uuid4().hex[:12]}"
-        try:
-            snapshot.save(temporary)
-            version = folder / f"v{time.time_ns()}-{uuid.uuid4().hex[:6]}"
-            temporary.rename(version)
-        except BaseException:
-            shutil.rmtree(temporary, ignore_errors=True)
-            raise
+        version = folder / f"v{time.time_ns()}-{uuid.uuid4().hex[:6]}"
+        with staging_folder(folder) as staging:
+            snapshot.save(staging / "snapshot")
+            (staging / "snapshot").rename(version)
         pointer = folder / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
         pointer.write_text(version.name, encoding="utf-8")
         os.replace(pointer, folder / _CURRENT)
-        stale = time.time() - 3600
         for old in folder.iterdir():
-            if not old.is_dir() or old == version:
-                continue
-            # A .tmp folder younger than an hour may be another process's ingest in progress.
-            if not old.name.startswith(".tmp-") or old.stat().st_mtime < stale:
+            # Staging folders are other writers' (or stale: ``remove_stale`` judges them).
+            if old.is_dir() and old != version and not old.name.startswith("."):
                 shutil.rmtree(old, ignore_errors=True)

@@ -24,6 +24,7 @@ from grounding_emulator.grounding.judge import (
 )
 from grounding_emulator.limits import (
     DEFAULT_CITATION_THRESHOLD,
+    MAX_ANSWER_CHARS,
     MAX_ANSWER_TOKENS,
     MAX_FACT_CHARS,
     MAX_FACTS,
@@ -49,6 +50,12 @@ def check_limits(
     if not answer.strip():
         raise InvalidArgument(
             "answer_candidate is empty: give the answer text to check", field="answer_candidate"
+        )
+    if len(answer) > MAX_ANSWER_CHARS:
+        raise InvalidArgument(
+            f"answer_candidate has {len(answer)} characters; at most {MAX_ANSWER_CHARS} are "
+            f"allowed (the emulator's bound for {MAX_ANSWER_TOKENS} tokens): check it in parts",
+            field="answer_candidate",
         )
     tokens = estimate_tokens(answer)
     if tokens > MAX_ANSWER_TOKENS:

@@ -30,9 +30,11 @@ at least one claim; an item with two sentences is two claims.
 
 from __future__ import annotations
 
+import bisect
 import enum
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from grounding_emulator.grounding.lexical.lexicon import MONTHS
@@ -73,9 +75,15 @@ _LIST_MARKER = re.compile(
 )
 _QUOTE = re.compile(r"[ \t]*(?:>[ \t]*)+")
 # A line that is all bold or italic ("**Storage classes**") is a heading in all but name.
-_EMPHASIS_HEADING = re.compile(r"[ \t]*(\*\*|__|\*|_)(?=\S)([^*_\n]{1,80}?)(?<=\S)\1[ \t]*:?[ \t]*")
+# The tails are written so that a run of spaces has one way to match: ``[ \t]*:?[ \t]*`` would
+# try every split of a long run before failing (quadratic in the run).
+_EMPHASIS_HEADING = re.compile(
+    r"[ \t]*(\*\*|__|\*|_)(?=\S)([^*_\n]{1,80}?)(?<=\S)\1[ \t]*(?::[ \t]*)?"
+)
 _TABLE_ROW = re.compile(r"[ \t]*\|")
-_TABLE_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*")
+_TABLE_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*(?:(?::-*|-+):?[ \t]*)?")
+# A closing sequence of ATX heading marks; a run of spaces is tried from its first space only.
+_CLOSING_HASHES = re.compile(r"(?<![ \t])[ \t]+#+\Z")
 
 # --- sentence-level ------------------------------------------------------------------------
 
@@ -87,15 +95,26 @@ _TERMINAL_RUN = re.compile(
     "[" + re.escape(_LATIN_TERMINALS + _OTHER_TERMINALS + _WIDE_TERMINALS) + "]+"
     r"""["'”’»›)\]}」』】〕）〉》〗〙*_~]*"""
 )
-_PROTECTED = re.compile(
-    r"`+[^`\n]+`+"  # inline code
-    r"|\b(?:https?|ftp|file|gs|s3)://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"  # URLs
+# Spans that never hold a boundary, in order of preference where two start at the same place:
+# inline code, URLs, e-mail addresses, Markdown link targets. Each kind is searched for on its
+# own (``_protected`` merges them as one alternation would, leftmost first) so that each search
+# is linear: inline code and e-mail addresses are only tried from the first character of a run
+# (every later start of the same run reaches the same end, so it gives the same result), and a
+# link target that fails skips past every start its scan covered.
+_INLINE_CODE = re.compile(r"`+[^`\n]+`+")
+_URL = re.compile(
+    r"\b(?:https?|ftp|file|gs|s3)://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
     r"|\bwww\.[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail
-    r"|\]\([^)\s]*\)"  # Markdown link target
 )
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_RUN_STARTS = {
+    _INLINE_CODE: re.compile(r"(?<!`)" + _INLINE_CODE.pattern),
+    _EMAIL: re.compile(r"(?<![\w.+-])" + _EMAIL.pattern),
+}
+_LINK_BODY = re.compile(r"[^)\s]*")
 _NEXT_WORD = re.compile(r"[\W_]*(\w*)")
-_LINE_BREAK = re.compile(r"[ \t]*(?:\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])")
+# From the first space of a run only: a later start reaches the same line break, or none.
+_LINE_BREAK = re.compile(r"(?<![ \t])[ \t]*(?:\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])")
 _SPACE_RUN = re.compile(r"\s+")
 # Thai words that carry a sentence on after a space, and that open a condition.
 _THAI_CONTINUATIONS = ("จะ", "ก็", "และ", "หรือ", "แต่", "ซึ่ง", "ที่", "เพื่อ", "เพราะ", "โดย")
@@ -433,7 +452,7 @@ def _blocks(text: str) -> list[_Block]:
         if heading:
             content_end = end
             stripped = line.rstrip()
-            closing = re.search(r"[ \t]+#+\Z", stripped)
+            closing = _CLOSING_HASHES.search(stripped)
             if closing:
                 content_end = start + closing.start()
             blocks.append(_Block(start + heading.end(), content_end, SegmentKind.HEADING))
@@ -469,12 +488,66 @@ def _blocks(text: str) -> list[_Block]:
     return blocks
 
 
-def _protected(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    return [m.span() for m in _PROTECTED.finditer(text, start, end)]
+_Span = tuple[int, int]
 
 
-def _inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
-    return any(s < pos < e for s, e in ranges)
+def _next_run_match(pattern: re.Pattern[str], text: str, pos: int, end: int) -> _Span | None:
+    """The first match of ``pattern`` at or after ``pos``: at ``pos`` itself (which may sit inside
+    a run, after an earlier span), else from the start of a later run."""
+    match = pattern.match(text, pos, end) or _RUN_STARTS[pattern].search(text, pos, end)
+    return match.span() if match else None
+
+
+def _next_url(text: str, pos: int, end: int) -> _Span | None:
+    match = _URL.search(text, pos, end)
+    return match.span() if match else None
+
+
+def _next_link_target(text: str, pos: int, end: int) -> _Span | None:
+    """The first ``](...)`` at or after ``pos``; a failed scan skips the starts it covered (from
+    any of them the scan stops at the same space or end)."""
+    while (start := text.find("](", pos, end)) >= 0:
+        body = _LINK_BODY.match(text, start + 2, end)
+        stop = body.end() if body else start + 2
+        if stop < end and text[stop] == ")":
+            return start, stop + 1
+        pos = stop
+    return None
+
+
+def _protected(text: str, start: int, end: int) -> list[_Span]:
+    """The protected spans of ``text[start:end]``, in order, as ``finditer`` of the alternation
+    code | URL | e-mail | link target would give them (leftmost first, then in that order)."""
+    finders: list[Callable[[int], _Span | None]] = []
+    if text.find("`", start, end) >= 0:
+        finders.append(lambda p: _next_run_match(_INLINE_CODE, text, p, end))
+    if text.find("://", start, end) >= 0 or text.find("www.", start, end) >= 0:
+        finders.append(lambda p: _next_url(text, p, end))
+    if text.find("@", start, end) >= 0:
+        finders.append(lambda p: _next_run_match(_EMAIL, text, p, end))
+    if text.find("](", start, end) >= 0:
+        finders.append(lambda p: _next_link_target(text, p, end))
+    found = [find(start) for find in finders]
+    spans: list[_Span] = []
+    pos = start
+    while True:
+        candidates = [(span[0], order) for order, span in enumerate(found) if span is not None]
+        if not candidates:
+            return spans
+        _, order = min(candidates)
+        span = found[order]
+        assert span is not None
+        spans.append(span)
+        pos = span[1]
+        for other, next_span in enumerate(found):
+            if next_span is not None and next_span[0] < pos:
+                found[other] = finders[other](pos)
+
+
+def _inside(pos: int, ranges: list[_Span]) -> bool:
+    """Whether ``pos`` is strictly inside one of ``ranges`` (sorted, not overlapping)."""
+    index = bisect.bisect_left(ranges, (pos,))
+    return index > 0 and ranges[index - 1][1] > pos
 
 
 def _next_word(text: str, pos: int, end: int) -> str:
@@ -532,7 +605,10 @@ def _ends_sentence(text: str, run_start: int, run_end: int, block_end: int) -> b
     opener = _next_word(text, following, block_end)
     if before_key.isdigit() and len(before_key) <= 3 and opener in _AFTER_ORDINAL:
         # a German ordinal: "am 23. April", "im 19. Jahrhundert" (not "version 2. March")
-        previous = _word_before(text, len(text[: run_start - len(before)].rstrip()))
+        cursor = run_start - len(before)
+        while cursor > 0 and text[cursor - 1].isspace():
+            cursor -= 1
+        previous = _word_before(text, cursor)
         return previous.casefold() not in _BEFORE_ORDINAL
     if before_key in _MAYBE_FINAL or _INITIALISM.fullmatch(before_key):
         return opener in _OPENERS
@@ -571,7 +647,9 @@ def _line_break_ends(text: str, pos: int, block_end: int) -> bool:
         return False
     # A long line without a final mark is hard-wrapped prose (pydoc, e-mail, man pages): the
     # sentence goes on. Short unpunctuated lines are titles or labels and end there.
-    if pos - (text.rfind("\n", 0, pos) + 1) >= _WRAPPED_LINE and text[last] not in ":":
+    # (the line is that long when no "\n" is among the _WRAPPED_LINE characters before pos)
+    long_line = pos >= _WRAPPED_LINE and text.rfind("\n", pos - _WRAPPED_LINE, pos) < 0
+    if long_line and text[last] not in ":":
         return False
     after = _SPACE_RUN.match(text, pos)
     following = after.end() if after else pos
@@ -616,20 +694,25 @@ def _sentence_ends(text: str, start: int, end: int) -> list[int]:
             continue
         if _line_break_ends(text, pos, end):
             ends.add(pos)
+    earlier = sorted(ends)
+    last_thai = start  # Thai ends come in order: the latest is the nearest before the next space
     for match in _SPACE_SEPARATED_SCRIPTS.finditer(text, start, end):
-        if _thai_space_ends(text, match.start(), match.end(), ends, start):
-            ends.add(match.start())
+        space = match.start()
+        before = bisect.bisect_left(earlier, space)
+        clause_start = max(start, last_thai, earlier[before - 1] if before else start)
+        if _thai_space_ends(text, space, match.end(), clause_start):
+            ends.add(space)
+            last_thai = space
     return sorted(ends)
 
 
-def _thai_space_ends(text: str, space: int, after: int, ends: set[int], start: int) -> bool:
+def _thai_space_ends(text: str, space: int, after: int, clause_start: int) -> bool:
     """Whether the space at ``space`` ends a sentence of Thai or Lao: not before a word that
     carries the sentence on ("จะ", "และ") or an abbreviation ("ภ.ง.ด."), nor after the first
     clause of a condition ("ถ้ายื่นออนไลน์ จะได้...")."""
     following = text[after : after + 4]
     if following.startswith(_THAI_CONTINUATIONS) or following[1:2] == ".":
         return False
-    clause_start = max([start, *(e for e in ends if e < space)])
     clause = text[clause_start:space].lstrip(" -*•\t0123456789.)")
     return not (clause.startswith(_THAI_CONDITIONS) and " " not in clause.strip())
 

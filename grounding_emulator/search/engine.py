@@ -50,7 +50,7 @@ import numpy as np
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.records import Chunk, Document
 from grounding_emulator.corpus.tokens import tokenize
-from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import (
     DEFAULT_PAGE_SIZE,
     MAX_CHUNK_NEIGHBOURS,
@@ -297,13 +297,13 @@ def _order_by(store: DataStore, text: str) -> list[tuple[str, bool]]:
         descending = len(words) == 2 and words[1].lower() == "desc"
         if len(words) > 2 or (len(words) == 2 and words[1].lower() not in ("asc", "desc")):
             raise InvalidArgument(
-                f"order_by: {part.strip()!r} is not 'field', 'field asc' or 'field desc'",
+                f"order_by: {excerpt(part.strip())} is not 'field', 'field asc' or 'field desc'",
                 field="order_by",
             )
         if words[0] not in store.struct_fields:
             known = ", ".join(sorted(store.struct_fields)) or "none"
             raise InvalidArgument(
-                f"order_by: {words[0]!r} is not a struct_data field of data store "
+                f"order_by: {excerpt(words[0])} is not a struct_data field of data store "
                 f"{store.id!r} (fields: {known})",
                 field="order_by",
             )

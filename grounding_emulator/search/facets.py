@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import (
     DEFAULT_FACET_LIMIT,
     MAX_FACET_INTERVALS,
@@ -137,7 +137,7 @@ def check_facets(requests: Sequence[FacetRequest]) -> None:
         if request.order_by not in _ORDERS:
             raise InvalidArgument(
                 f"{where}.facet_key.order_by must be 'count desc' or 'value desc', got "
-                f"{request.order_by!r}",
+                f"{excerpt(request.order_by)}",
                 field=f"{where}.facet_key.order_by",
             )
 
@@ -181,7 +181,7 @@ def _count_one(
             for value in _values(store.flat_struct(index).get(request.key)):
                 if _is_number(value):
                     raise InvalidArgument(
-                        f"{where}.facet_key.intervals must be set: {request.key!r} has "
+                        f"{where}.facet_key.intervals must be set: {excerpt(request.key)} has "
                         f"numerical values",
                         field=f"{where}.facet_key.intervals",
                     )

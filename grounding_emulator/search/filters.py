@@ -31,9 +31,13 @@ Two dialects:
   ``content_length_bytes`` (an integer: the same). ``NOT`` or ``-`` negates; as documented there,
   ``OR`` binds tighter than ``AND``.
 
-A malformed expression raises ``InvalidArgument`` naming the request field and the column; one
-nested deeper than ``MAX_FILTER_DEPTH`` is refused (Google documents no depth; parsing and
-evaluation stay bounded).
+A malformed expression raises ``InvalidArgument`` naming the request field and the column,
+quoting a bounded excerpt of it. Google documents neither a depth nor a length for these
+filters; so that parsing and evaluation stay bounded (no recursion limit is reached, no request
+holds a worker for seconds), the emulator refuses, before parsing, a filter longer than
+``MAX_FILTER_LENGTH`` characters or one whose linear pre-scan finds parentheses, or negations in
+a row, deeper than ``MAX_FILTER_DEPTH``; after parsing, one whose ``NOT``/``AND``/``OR`` nest
+deeper than that.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
@@ -49,11 +54,12 @@ from lark import Lark, Token, exceptions
 from lark.visitors import Transformer_NonRecursive
 
 from grounding_emulator.corpus.schema import FieldType, Moment, geolocation_of, parse_moment
-from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.errors import InvalidArgument, excerpt
 
 __all__ = [
     "DEVELOPER_KNOWLEDGE_FIELDS",
     "MAX_FILTER_DEPTH",
+    "MAX_FILTER_LENGTH",
     "AnyOf",
     "BoolOp",
     "Compare",
@@ -62,6 +68,7 @@ __all__ = [
     "InRange",
     "Not",
     "bind_filter",
+    "check_filter_size",
     "evaluate",
     "parse_developer_knowledge_filter",
     "parse_filter",
@@ -69,8 +76,14 @@ __all__ = [
 
 # NOT/AND/OR nesting a filter may have (not documented by Google; far beyond real filters).
 MAX_FILTER_DEPTH = 100
-# Characters of a filter an error message quotes (a long one is cut around the error).
-_QUOTED = 120
+# Characters a filter may have (not documented by Google): an ANY() of 1,000 ids of 40
+# characters fits; the parser reads about 100,000 characters a second, so a request of this
+# bound holds its worker for well under a second.
+MAX_FILTER_LENGTH = 50_000
+# The pre-scan's tokens: a string literal (escapes included, unterminated to the end), a
+# parenthesis, a negation (NOT, or '-' starting a term), anything else. Linear: each
+# alternative's first character decides it.
+_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"?|[()]|\bNOT\b|(?<![\w.])-|[^\s()"]+')
 _EARTH_RADIUS_METERS = 6_371_008.8
 
 Op = Literal["=", "!=", "<", "<=", ">", ">="]
@@ -263,7 +276,9 @@ class _DiscoveryEngineTree(_Tree):
 
     def _literal(self, name: str, value: Any) -> Any:
         if isinstance(value, _Bare):
-            raise self._refuse(f'a boolean is written as a string: {name} = "{value}"')
+            raise self._refuse(
+                f'a boolean is written as a string: {excerpt(name, quote=False)} = "{value}"'
+            )
         return value
 
     def any_(self, items: list[Any]) -> AnyOf:
@@ -273,6 +288,7 @@ class _DiscoveryEngineTree(_Tree):
     def compare(self, items: list[Any]) -> Compare:
         name, op, value = str(items[0]), str(items[1]), items[2]
         if op == "!=":
+            name = excerpt(name, quote=False)
             raise self._refuse(
                 f"!= is not in the filter grammar: use NOT {name}: ANY(...) for a text field, "
                 f"NOT {name} = <number> for a number"
@@ -292,22 +308,24 @@ class _DiscoveryEngineTree(_Tree):
         return float(text.rstrip("ie")), inclusive
 
     def geo_address(self, items: list[Any]) -> GeoDistance:
+        name = excerpt(str(items[0]), quote=False)
         raise self._refuse(
-            f"{items[0]}: GEO_DISTANCE with an address needs geocoding, which the emulator "
-            f"cannot do offline: write {items[0]}: GEO_DISTANCE(latitude, longitude, meters), "
-            f"e.g. {items[0]}: GEO_DISTANCE(37.422, -122.084, 500)"
+            f"{name}: GEO_DISTANCE with an address needs geocoding, which the emulator "
+            f"cannot do offline: write {name}: GEO_DISTANCE(latitude, longitude, meters), "
+            f"e.g. {name}: GEO_DISTANCE(37.422, -122.084, 500)"
         )
 
     def geo_point(self, items: list[Token]) -> GeoDistance:
         name = str(items[0])
         latitude, longitude, meters = (float(t) for t in items[1:])
+        shown = excerpt(name, quote=False)
         if not -90 <= latitude <= 90 or not -180 <= longitude <= 180:
             raise self._refuse(
-                f"{name}: GEO_DISTANCE needs a latitude in [-90, 90] and a longitude in "
+                f"{shown}: GEO_DISTANCE needs a latitude in [-90, 90] and a longitude in "
                 f"[-180, 180], got {latitude}, {longitude}"
             )
         if not meters >= 0:
-            raise self._refuse(f"{name}: GEO_DISTANCE needs a distance >= 0 meters, got {meters}")
+            raise self._refuse(f"{shown}: GEO_DISTANCE needs a distance >= 0 meters, got {meters}")
         return GeoDistance(name, latitude, longitude, meters)
 
 
@@ -316,12 +334,42 @@ def _parser(grammar: str) -> Lark:
     return Lark(grammar, parser="lalr", maybe_placeholders=False)
 
 
-def _quoted(text: str, column: int | None) -> str:
-    """``text`` as an error quotes it: whole if short, else the part around ``column``."""
-    if len(text) <= _QUOTED:
-        return repr(text)
-    start = max(0, (column or 1) - 1 - _QUOTED // 2)
-    return f"{text[start : start + _QUOTED]!r} (part of a {len(text)}-character filter)"
+def check_filter_size(text: str, field: str) -> None:
+    """Refuse (``InvalidArgument`` naming ``field``), before parsing, a filter longer than
+    ``MAX_FILTER_LENGTH`` or one whose parentheses, or negations in a row, nest deeper than
+    ``MAX_FILTER_DEPTH``: one linear scan, for any AIP-160-like grammar (strings in double
+    quotes, ``NOT`` or ``-`` to negate)."""
+    if len(text) > MAX_FILTER_LENGTH:
+        raise InvalidArgument(
+            f"{field} has {len(text)} characters; at most {MAX_FILTER_LENGTH} are allowed "
+            "(the emulator's bound: Google documents none)",
+            field=field,
+        )
+    depth = deepest = run = longest = 0
+    for token in _SCAN.finditer(text):
+        kind = token.group()
+        if kind == "(":  # NOT (NOT (...: the run of negations goes on
+            depth += 1
+            deepest = max(deepest, depth)
+        elif kind in ("NOT", "-"):
+            run += 1
+            longest = max(longest, run)
+        else:
+            if kind == ")":
+                depth -= 1
+            run = 0
+    if deepest > MAX_FILTER_DEPTH:
+        raise InvalidArgument(
+            f"{field} nests parentheses {deepest} levels deep; at most {MAX_FILTER_DEPTH} are "
+            "allowed: write it flatter (a OR b OR c needs no parentheses)",
+            field=field,
+        )
+    if longest > MAX_FILTER_DEPTH:
+        raise InvalidArgument(
+            f"{field} has {longest} negations (NOT or -) in a row; at most {MAX_FILTER_DEPTH} "
+            "are allowed: two negations cancel out",
+            field=field,
+        )
 
 
 def _describe(exc: exceptions.UnexpectedInput, text: str) -> str:
@@ -351,20 +399,23 @@ def _depth(expression: Expression) -> int:
 
 
 def _parse(text: str, grammar: str, field: str, example: str, tree: _Tree) -> Expression:
+    check_filter_size(text, field)
     try:
         expression: Expression = tree.transform(_parser(grammar).parse(text))
     except exceptions.UnexpectedInput as exc:
         column = getattr(exc, "column", None)
         raise InvalidArgument(
             f"{field} is malformed: {_describe(exc, text)} in "
-            f"{_quoted(text, column if isinstance(column, int) else None)} "
+            f"{excerpt(text, around=column - 1 if isinstance(column, int) else None)} "
             f"(for example {example})",
             field=field,
         ) from exc
     except exceptions.VisitError as exc:
         if isinstance(exc.orig_exc, InvalidArgument):
             raise exc.orig_exc from exc
-        raise InvalidArgument(f"{field} is malformed: {exc.orig_exc}", field=field) from exc
+        raise InvalidArgument(
+            f"{field} is malformed: {excerpt(str(exc.orig_exc), quote=False)}", field=field
+        ) from exc
     if _depth(expression) > MAX_FILTER_DEPTH:
         raise InvalidArgument(
             f"{field} nests NOT, AND and OR more than {MAX_FILTER_DEPTH} levels deep: "
@@ -432,7 +483,7 @@ class _Binder:
             known = sorted(self.types)
             listed = ", ".join(known[:30]) + (f", ... ({len(known)} in all)" if known[30:] else "")
             raise InvalidArgument(
-                f"{self.field}: {name!r} is not a struct_data field of data store "
+                f"{self.field}: {excerpt(name)} is not a struct_data field of data store "
                 f"{self.store!r} (fields: {listed or 'none'})",
                 field=self.field,
             )
@@ -459,7 +510,7 @@ class _Binder:
 
     def _comparison(self, expression: Compare, types: frozenset[FieldType]) -> Compare:
         name, op, value = expression.field, expression.op, expression.value
-        form = f"{op} {value!r}" if isinstance(value, str) else f"{op} {value:g}"
+        form = f"{op} {excerpt(value)}" if isinstance(value, str) else f"{op} {value:g}"
         if isinstance(value, float):
             if types & {"number", "datetime"}:
                 return expression
@@ -474,7 +525,7 @@ class _Binder:
                 raise InvalidArgument(
                     f"{self.field}: {name} is a datetime field: compare it with an ISO 8601 "
                     f'date or date-time such as "2024-04-16" or "2024-04-16T12:00:00Z", '
-                    f"got {value!r}",
+                    f"got {excerpt(value)}",
                     field=self.field,
                 )
             return Compare(name, op, moment)
@@ -609,7 +660,7 @@ def _timestamp(value: str, field: str) -> float:
     except ValueError as exc:
         raise InvalidArgument(
             f"{field}: update_time needs an RFC 3339 timestamp such as "
-            f'"2025-01-01T00:00:00Z", got {value!r}',
+            f'"2025-01-01T00:00:00Z", got {excerpt(value)}',
             field=field,
         ) from exc
     if stamp.tzinfo is None:
@@ -631,7 +682,8 @@ def _developer_knowledge_literals(expression: Expression, field: str) -> Express
     if kind is None:
         supported = ", ".join(DEVELOPER_KNOWLEDGE_FIELDS)
         raise InvalidArgument(
-            f"{field}: {name!r} is not a filterable field (supported: {supported})", field=field
+            f"{field}: {excerpt(name)} is not a filterable field (supported: {supported})",
+            field=field,
         )
     if not isinstance(expression, Compare):  # ANY(), the only other form of the grammar
         raise InvalidArgument(
@@ -648,7 +700,8 @@ def _developer_knowledge_literals(expression: Expression, field: str) -> Express
             )
         if not isinstance(value, str):
             raise InvalidArgument(
-                f"{field}: {name} needs a double-quoted string, got {value!r}", field=field
+                f"{field}: {name} needs a double-quoted string, got {excerpt(value)}",
+                field=field,
             )
         return expression
     if expression.op == "!=":
@@ -657,7 +710,7 @@ def _developer_knowledge_literals(expression: Expression, field: str) -> Express
         if not isinstance(value, str):
             raise InvalidArgument(
                 f"{field}: update_time needs a quoted RFC 3339 timestamp such as "
-                f'"2025-01-01T00:00:00Z", got {value!r}',
+                f'"2025-01-01T00:00:00Z", got {excerpt(value)}',
                 field=field,
             )
         return Compare(name, expression.op, _timestamp(value, field))
@@ -666,7 +719,9 @@ def _developer_knowledge_literals(expression: Expression, field: str) -> Express
     except ValueError:
         number = math.nan
     if math.isnan(number) or not number.is_integer():
-        raise InvalidArgument(f"{field}: {name} needs an integer, got {value!r}", field=field)
+        raise InvalidArgument(
+            f"{field}: {name} needs an integer, got {excerpt(value)}", field=field
+        )
     return Compare(name, expression.op, number)
 
 

@@ -2,8 +2,14 @@
 generic handlers the server serves the method table (``servicers/registry.py``) through.
 
 Requests arrive as bytes and are parsed inside the handler, so that a garbage message gets
-``INVALID_ARGUMENT`` (gRPC's own deserializer hook would answer ``INTERNAL``). An
-``EmulatorError`` becomes the status its ``code`` names; anything else is a bug, ``INTERNAL``.
+``INVALID_ARGUMENT`` (gRPC's own deserializer hook would answer ``INTERNAL``), and so does one
+over the request size limit, with the text Google's API front end answers an oversized request
+with ("Request payload size exceeds the limit: N bytes."; Google documents no size for these
+APIs). Errors are classified once, here: an ``EmulatorError`` becomes the status its ``code``
+names; a ``RecursionError`` is input nested deeper than a reader measured (``INVALID_ARGUMENT``:
+the input caused it, and a retry cannot succeed); anything else is the emulator's own bug,
+``INTERNAL``. Every status message is bounded (:func:`status_message`), so that no error text
+outgrows gRPC's header limit and reaches the client as ``RESOURCE_EXHAUSTED``.
 """
 
 from __future__ import annotations
@@ -17,12 +23,35 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from grounding_emulator.errors import EmulatorError
+from grounding_emulator.wire.call_state import serving
+from grounding_emulator.wire.drain import CallGate
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.servicers.registry import Method
 
-__all__ = ["generic_handlers", "status_code"]
+__all__ = ["MAX_STATUS_MESSAGE_BYTES", "generic_handlers", "status_code", "status_message"]
 
 logger = logging.getLogger(__name__)
+
+# UTF-8 bytes of a status message. gRPC sends it percent-encoded (a non-ASCII byte takes 3) in
+# the trailing metadata, whose default soft limit at the receiver is 8 KiB: 3 x 2048 fits.
+MAX_STATUS_MESSAGE_BYTES = 2048
+
+
+def status_message(message: str, limit: int = MAX_STATUS_MESSAGE_BYTES) -> str:
+    """``message`` cut to at most ``limit`` UTF-8 bytes, never inside a character, with a note
+    of its whole size when cut; characters UTF-8 cannot encode (lone surrogates) are escaped."""
+    data = message.encode("utf-8", "backslashreplace")
+    if len(data) <= limit:
+        return data.decode("utf-8")
+    note = f"… (message cut at {limit} of {len(data)} bytes)"
+    room = max(0, limit - len(note.encode("utf-8")))
+    # The cut may split the last character: "ignore" drops its partial bytes, nothing else
+    # (the rest is valid UTF-8, just encoded).
+    return data[:room].decode("utf-8", "ignore") + note
+
+
+def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, message: str) -> None:
+    context.abort(code, status_message(message))
 
 
 def status_code(error: EmulatorError) -> grpc.StatusCode:
@@ -38,47 +67,90 @@ def _wait(context: grpc.ServicerContext, seconds: float) -> None:
     done.wait(seconds)
 
 
-def _handler(method: Method, faults: FaultInjector) -> Callable[[bytes, Any], bytes]:
+def _handler(
+    method: Method, faults: FaultInjector, max_request_bytes: int
+) -> Callable[[bytes, Any], bytes]:
     path = method.path
     parse = method.request_type.FromString
     type_name = method.request_type.DESCRIPTOR.full_name
 
     def handle(data: bytes, context: grpc.ServicerContext) -> bytes:
+        if len(data) > max_request_bytes:
+            _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"Request payload size exceeds the limit: {max_request_bytes} bytes.",
+            )
         fault = faults.next_fault(path)
         if fault is not None:
             if fault.delay:
                 _wait(context, fault.delay)
             if fault.code is not None:
-                context.abort(getattr(grpc.StatusCode, fault.code), fault.message)
+                _abort(context, getattr(grpc.StatusCode, fault.code), fault.message)
         try:
             request = parse(data)
         except DecodeError as exc:
-            context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"the request is not a valid {type_name}: {exc}"
+            _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the request is not a valid {type_name}: {exc}",
             )
         try:
-            response = method.call(request)
+            with serving(context):  # a cancelled or expired call stops its work (call_state.py)
+                response = method.call(request)
         except EmulatorError as exc:
             # INTERNAL (a bad judge) is the server's fault, not the request's: say it in its log
             level = logging.WARNING if exc.code == "INTERNAL" else logging.DEBUG
             logger.log(level, "%s: %s %s", path, exc.code, exc)
-            context.abort(status_code(exc), str(exc))
+            _abort(context, status_code(exc), str(exc))
+        except RecursionError as exc:
+            # Only input nests without bound; a reader should have measured it (say so).
+            logger.warning("%s: input nested too deeply for a reader: %r", path, exc)
+            _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the {type_name} nests too deeply to be read: write it flatter",
+            )
         except Exception as exc:
             logger.exception("%s failed", path)
-            context.abort(grpc.StatusCode.INTERNAL, f"emulator error in {path}: {exc!r}")
+            _abort(context, grpc.StatusCode.INTERNAL, f"emulator error in {path}: {exc!r}")
         data_out: bytes = response.SerializeToString()
         return data_out
 
     return handle
 
 
+def _gated(handle: Callable[[bytes, Any], bytes], gate: CallGate) -> Callable[[bytes, Any], bytes]:
+    """``handle`` behind ``gate``: counted while in flight, refused once the gate is closed."""
+
+    def gated(data: bytes, context: grpc.ServicerContext) -> bytes:
+        if not gate.enter():
+            _abort(
+                context,
+                grpc.StatusCode.UNAVAILABLE,
+                "the emulator is stopping: retry when it is serving again",
+            )
+        try:
+            return handle(data, context)
+        finally:
+            gate.leave()
+
+    return gated
+
+
 def generic_handlers(
-    methods: Sequence[Method], faults: FaultInjector
+    methods: Sequence[Method],
+    faults: FaultInjector,
+    max_request_bytes: int,
+    gate: CallGate | None = None,
 ) -> list[grpc.GenericRpcHandler]:
-    """``grpc.method_handlers_generic_handler``s for ``methods``, one per service."""
+    """``grpc.method_handlers_generic_handler``s for ``methods``, one per service; a request
+    over ``max_request_bytes`` is refused (``INVALID_ARGUMENT``) before it is parsed; every call
+    passes ``gate`` (``UNAVAILABLE`` once it is closed)."""
+    gate = CallGate() if gate is None else gate
     services: dict[str, dict[str, grpc.RpcMethodHandler]] = {}
     for method in methods:
         services.setdefault(method.service, {})[method.name] = grpc.unary_unary_rpc_method_handler(
-            _handler(method, faults)
+            _gated(_handler(method, faults, max_request_bytes), gate)
         )
     return [grpc.method_handlers_generic_handler(name, table) for name, table in services.items()]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grounding_emulator.errors import InvalidArgument, NotFound
+from grounding_emulator.errors import InvalidArgument, NotFound, excerpt
 
 __all__ = [
     "SERVING_CONFIGS",
@@ -89,14 +89,17 @@ def _match(
         raise InvalidArgument(f"{field} is required", field=field)
     match = pattern.match(name)
     if match is None:
-        raise InvalidArgument(f"{field} {name!r} is not {what}: expected {expected}", field=field)
+        raise InvalidArgument(
+            f"{field} {excerpt(name)} is not {what}: expected {expected}", field=field
+        )
     return match
 
 
 def _check_location(location: str, name: str, field: str) -> None:
     if location not in LOCATIONS:
         raise InvalidArgument(
-            f"{field} {name!r}: location {location!r} is not a Vertex AI Search location: use "
+            f"{field} {excerpt(name)}: location {excerpt(location)} is not a Vertex AI Search "
+            "location: use "
             f"{', '.join(LOCATIONS[:-1])} or {LOCATIONS[-1]} (the multi-regions us and eu are "
             "served by us-discoveryengine.googleapis.com and eu-discoveryengine.googleapis.com)",
             field=field,
@@ -128,7 +131,7 @@ def parse_serving_config(name: str, field: str = "serving_config") -> ServingCon
     )
     if target.serving_config not in SERVING_CONFIGS:
         raise NotFound(
-            f"serving config {target.serving_config!r} not found (serving configs: "
+            f"serving config {excerpt(target.serving_config)} not found (serving configs: "
             f"{', '.join(sorted(SERVING_CONFIGS))})"
         )
     return target
@@ -156,7 +159,7 @@ def parse_grounding_config(name: str, field: str = "grounding_config") -> str:
     _check_location(match.group("location"), name, field)
     if match.group("grounding_config") not in GROUNDING_CONFIGS:
         raise NotFound(
-            f"grounding config {match.group('grounding_config')!r} not found "
+            f"grounding config {excerpt(match.group('grounding_config'))} not found "
             "(only default_grounding_config)"
         )
     return f"projects/{match.group('project')}/locations/{match.group('location')}"
@@ -173,7 +176,8 @@ def check_document_name(name: str, field: str = "name") -> str:
         )
     if not name.startswith("documents/") or len(name) == len("documents/") or "://" in name:
         raise InvalidArgument(
-            f"{field} {name!r} is not a document name: expected documents/{{uri without scheme}}, "
+            f"{field} {excerpt(name)} is not a document name: expected "
+            "documents/{uri without scheme}, "
             "e.g. documents/docs.python.org/3/reference/simple_stmts.html#assert",
             field=field,
         )
@@ -257,13 +261,15 @@ def _parent(
     location is ``InvalidArgument``, another collection ``NotFound``."""
     if match["kind"] == "engines" and match["collection"] is None:
         raise InvalidArgument(
-            f"{field} {name!r} is not {expected}: engines live in a collection "
+            f"{field} {excerpt(name)} is not {expected}: engines live in a collection "
             f"(projects/{{p}}/locations/{{l}}/collections/{{c}}/engines/{{e}}{tail})",
             field=field,
         )
     _check_location(match["location"], name, field)
     if match["collection"] is not None and match["collection"] not in COLLECTIONS:
-        raise NotFound(f"collection {match['collection']!r} not found (only default_collection)")
+        raise NotFound(
+            f"collection {excerpt(match['collection'])} not found (only default_collection)"
+        )
     engine = match["kind"] == "engines"
     path = name[: match.end("parent")]
     return ParentName(
@@ -341,7 +347,7 @@ def parse_conversation_name(
     if match is None or (match["conversation"] == "-" and not allow_new):
         new = " (or conversations/- for a new conversation)" if allow_new else ""
         raise InvalidArgument(
-            f"{field} {name!r} is not a conversation name: expected "
+            f"{field} {excerpt(name)} is not a conversation name: expected "
             f"{{parent}}/conversations/{{conversation}}{new}, the parent being {_PARENT_FORMS}",
             field=field,
         )

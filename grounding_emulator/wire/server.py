@@ -12,9 +12,13 @@
 Binds to loopback (``127.0.0.1``) unless ``allow_remote=True``; ``port=0`` picks a free port
 (``server.port``, ``server.address``); a port in use (or a host not of this machine) is a
 ``ListenError`` naming the address, raised by ``start()`` before gRPC tries it. Requests above
-``max_request_bytes`` get ``RESOURCE_EXHAUSTED``. ``server.faults`` injects failures and delays;
-``server.store`` holds the data stores and engines it serves; ``server.judge`` gives
-CheckGrounding's (and AnswerQuery's) grounding verdicts.
+``max_request_bytes`` get ``INVALID_ARGUMENT`` "Request payload size exceeds the limit: N bytes."
+(``handlers.py``), up to four times that size; gRPC itself refuses a larger one with
+``RESOURCE_EXHAUSTED`` before the emulator sees it. ``stop()`` drains: calls in flight have
+``stop_grace`` seconds (``DEFAULT_STOP_GRACE``) to complete, while new calls are refused (the
+listener is closed: clients see ``UNAVAILABLE``, which they retry). ``server.faults`` injects
+failures and delays; ``server.store`` holds the data stores and engines it serves;
+``server.judge`` gives CheckGrounding's (and AnswerQuery's) grounding verdicts.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import errno
 import ipaddress
 import logging
+import math
 import socket
 import threading
 import time
@@ -35,16 +40,36 @@ from grounding_emulator.corpus.store import CorpusStore
 from grounding_emulator.errors import ListenError
 from grounding_emulator.grounding.judge import Judge
 from grounding_emulator.grounding.lexical.judge import LexicalJudge
+from grounding_emulator.wire.drain import CallGate
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.handlers import generic_handlers
 from grounding_emulator.wire.servicers import Backend, method_table
 
-__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "DEFAULT_PORT", "EmulatorServer", "is_loopback"]
+__all__ = [
+    "DEFAULT_MAX_REQUEST_BYTES",
+    "DEFAULT_PORT",
+    "DEFAULT_STOP_GRACE",
+    "EmulatorServer",
+    "is_loopback",
+]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_PORT = 8123
-DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+# Google documents no request size for these APIs; its API front end refuses a larger payload
+# with INVALID_ARGUMENT "Request payload size exceeds the limit: 10485760 bytes." (as reported,
+# e.g. github.com/googleworkspace/dotnet-samples/issues/23), and so does the emulator.
+DEFAULT_MAX_REQUEST_BYTES = 10 * 1024 * 1024
+# gRPC receives requests up to this many times max_request_bytes, so that the handler can refuse
+# an oversized one with Google's status; beyond, gRPC refuses it (RESOURCE_EXHAUSTED).
+_RECEIVE_CEILING = 4
+# Seconds without a new call that stop() waits for, within the grace, before it shuts gRPC down.
+_QUIET = 0.1
+# Request headers gRPC receives (its default is 8 KiB, 16 KiB at most).
+_MAX_REQUEST_METADATA_BYTES = 64 * 1024
+# Seconds stop() gives calls in flight to complete (a full-size CheckGrounding takes about one);
+# within Docker's 10 s between SIGTERM and SIGKILL.
+DEFAULT_STOP_GRACE = 5.0
 DEFAULT_MAX_WORKERS = 64
 _START_TIMEOUT = 30.0
 # A signal that the kernel delivers to one of gRPC's threads runs its Python handler (SIGTERM:
@@ -93,6 +118,12 @@ def _check_free(host: str, port: int) -> None:
                 raise ListenError(f"cannot listen on {address}: {reason}") from exc
 
 
+def _check_grace(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
 class EmulatorServer:
     """The emulator's gRPC server; a context manager (enter starts, exit stops).
 
@@ -104,6 +135,8 @@ class EmulatorServer:
         host, port: where to listen (loopback only unless ``allow_remote``; port 0 = free port).
         developer_knowledge_data_store: the data store behind the Developer Knowledge service.
         max_workers: threads serving calls (delayed calls hold one each).
+        max_request_bytes: the largest request served (serialized bytes).
+        stop_grace: seconds ``stop()`` gives calls in flight to complete.
     """
 
     def __init__(
@@ -117,6 +150,7 @@ class EmulatorServer:
         developer_knowledge_data_store: str = BUILTIN_DATA_STORE,
         max_workers: int = DEFAULT_MAX_WORKERS,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        stop_grace: float = DEFAULT_STOP_GRACE,
     ) -> None:
         if not allow_remote and not is_loopback(host):
             raise ValueError(
@@ -128,6 +162,15 @@ class EmulatorServer:
                 f"judge must be a callable (claims, facts, citation_threshold) -> verdicts, "
                 f"such as LexicalJudge() or ScriptedJudge(); got {type(judge).__name__}"
             )
+        if (
+            isinstance(max_request_bytes, bool)
+            or not isinstance(max_request_bytes, int)
+            or max_request_bytes < 1
+        ):
+            raise ValueError(
+                f"max_request_bytes must be a positive int (bytes), got {max_request_bytes!r}"
+            )
+        self.stop_grace = _check_grace(stop_grace, "stop_grace")
         if store is None:
             store = CorpusStore()
             store.add_builtin()
@@ -136,6 +179,7 @@ class EmulatorServer:
         )
         self.host = host
         self.faults = FaultInjector()
+        self._gate = CallGate()
         self._requested_port = port
         self._max_workers = max_workers
         self._max_request_bytes = max_request_bytes
@@ -185,10 +229,13 @@ class EmulatorServer:
         methods = method_table(self.backend)
         server = grpc.server(
             ThreadPoolExecutor(max_workers=self._max_workers, thread_name_prefix="emulator"),
-            handlers=generic_handlers(methods, self.faults),
+            handlers=generic_handlers(methods, self.faults, self._max_request_bytes, self._gate),
             options=[
-                ("grpc.max_receive_message_length", self._max_request_bytes),
+                ("grpc.max_receive_message_length", _RECEIVE_CEILING * self._max_request_bytes),
                 ("grpc.max_send_message_length", -1),
+                # Google's clients send the resource name in a header (x-goog-request-params):
+                # room for a long one to reach the handler, which names the bad field.
+                ("grpc.max_metadata_size", _MAX_REQUEST_METADATA_BYTES),
                 ("grpc.so_reuseport", 0),
             ],
         )
@@ -232,10 +279,19 @@ class EmulatorServer:
         logger.info("emulator listening on %s", self.address)
         return self
 
-    def stop(self, grace: float | None = 0.5) -> None:
-        """Stop serving, waiting up to ``grace`` seconds for calls in flight."""
+    def stop(self, grace: float | None = None) -> None:
+        """Stop serving: new calls are refused at once (clients see ``UNAVAILABLE``); calls in
+        flight have ``grace`` seconds (by default ``stop_grace``) to complete, then are
+        cancelled (``0``: at once)."""
+        grace = self.stop_grace if grace is None else _check_grace(grace, "grace")
         if self._server is not None:
-            self._server.stop(grace).wait()
+            # The emulator refuses new calls itself first (UNAVAILABLE): a call that reaches
+            # gRPC as its server shuts down is cancelled by gRPC, and CANCELLED is not retried.
+            deadline = time.monotonic() + grace
+            self._gate.close()
+            self._gate.wait_idle(grace)
+            self._gate.wait_quiet(_QUIET, max(0.0, deadline - time.monotonic()))
+            self._server.stop(max(0.0, deadline - time.monotonic())).wait()
             self._server = None
         self._stop.set()
         if self._thread is not None:

@@ -49,11 +49,10 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "starts = np.zeros(len(text) + 1, )",
     ),
     # -- facts
-    *_each("grounding_core.facts._check_encodable", CODEC_CASE, 'text.encode("UTF-8")'),
     *_each(
         "grounding_core.facts.attributes_from_metadata",
         FALSY_NONE,
-        "attributes[str(key)] = json.dumps(value, ensure_ascii=None, default=str)",
+        "key: value if isinstance(value, str) else json.dumps(value, ensure_ascii=None)",
     ),
     *_each(
         "grounding_core.facts.check_answer_candidate",
@@ -177,14 +176,14 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     ),
     *_each(
         "grounding_core.html_report._text",
-        CODEC_CASE,
-        'clean = value.encode("utf-8", "replace").decode("UTF-8")  # lone surrogates -> \'?\'',
-        'clean = value.encode("UTF-8", "replace").decode("utf-8")  # lone surrogates -> \'?\'',
-    ),
-    *_each(
-        "grounding_core.html_report._text",
         "quote=True is html.escape's default",
-        'return html.escape(_CONTROLS.sub("\\ufffd", clean), )',
+        "return html.escape(printable(value), )",
+    ),
+    # -- untrusted
+    *_each(
+        "grounding_core.untrusted._encoded",
+        CODEC_CASE,
+        'return "".join(f"%{byte:02X}" for byte in char.encode("UTF-8"))',
     ),
     *_each(
         "grounding_core.html_report.answer_html",
@@ -233,6 +232,7 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "grounding_core.report.GroundingReport.__rich__",
         STYLE_CASE,
         'return Text(f"The grounding check failed: {self.error}", style="BOLD RED")',
+        'return Text(f"Nothing was checked: {self.skipped_reason}", style="YELLOW")',
     ),
     *_each(
         "grounding_core.report.GroundingReport._repr_html_",
@@ -242,9 +242,9 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     *_each(
         "grounding_core.report.GroundingReport.metadata",
         "the metadata's claims are built from the same result: the lengths always agree",
-        'for claim_metadata, claim in zip(base["claims"], self.result.claims, strict=None):',
-        'for claim_metadata, claim in zip(base["claims"], self.result.claims, ):',
-        'for claim_metadata, claim in zip(base["claims"], self.result.claims, strict=False):',
+        'for claim_metadata, claim in zip(base["claims"], result.claims, strict=None):',
+        'for claim_metadata, claim in zip(base["claims"], result.claims, ):',
+        'for claim_metadata, claim in zip(base["claims"], result.claims, strict=False):',
     ),
     # -- grounding
     *_each(

@@ -273,6 +273,6 @@ async def test_a_failed_call_follows_on_error(connection, emulator):
 
 def test_input_limits_are_enforced_before_the_call(connection):
     check = GroundingCheck.create(connection, on_error="record")
-    outcome = check.run("", ["d"], [GroundingSource(PARIS)])
-    assert outcome.report.error.startswith("InputError: answer_candidate is empty")
+    outcome = check.run(PARIS * 2000, ["d"], [GroundingSource(PARIS)])
+    assert outcome.report.error.startswith("InputError: answer_candidate is about ")
     assert isinstance(outcome.error, InputError)

@@ -497,7 +497,9 @@ def test_developer_knowledge_answer():
     assert [c.text for c in result.citations] == ["Créez un bucket avec gcloud.", "✅ Done."]
     for citation in result.citations:
         assert text[citation.start : citation.end] == citation.text
-        assert citation.references[0].name == chunk.parent  # no chunk id in answer references
+        # No chunk id in answer references: the document and the digest of the content.
+        assert citation.references[0].name == f"{chunk.parent}#55e511bb759dba8b"
+        assert citation.references[0].id == ""
     assert result.references[0].uri.endswith("creating-buckets")
 
 

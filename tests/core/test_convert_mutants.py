@@ -700,3 +700,121 @@ def test_an_unresolved_summary_reference_is_named_in_the_warning(caplog):
     assert [r.getMessage() for r in caplog.records] == [
         "summary citations[0].sources points at index 3, but only 1 exist; left unresolved"
     ]
+
+
+# -- unique reference names and declined answers (issue 16, point 12) -------------------------
+
+
+def _digest(text):
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _dk_reference(content, parent="documents/d", id=""):
+    chunk = dk.DocumentChunk(parent=parent, content=content, id=id)
+    return dk.Answer.AnswerReference(
+        document_reference=dk.Answer.DocumentReference(document_chunk=chunk)
+    )
+
+
+def test_developer_references_are_named_by_document_and_content():
+    answer = dk.Answer(
+        answer_text="A. B.",
+        references=[
+            _dk_reference("A."),
+            _dk_reference("B."),
+            _dk_reference("A."),
+            _dk_reference("A.", id="c9"),
+            _dk_reference("A."),
+        ],
+    )
+    names = [r.name for r in answer_from_developer_knowledge(pb(answer)).references]
+    a, b = f"documents/d#{_digest('A.')}", f"documents/d#{_digest('B.')}"
+    # The same content thrice: numbered on its later occurrences; a chunk id wins.
+    assert names == [a, b, f"{a}~2", "documents/d/chunks/c9", f"{a}~3"]
+
+
+def test_shared_names_get_the_content_digest_and_then_a_number():
+    unstructured = de.Answer.Reference.UnstructuredDocumentInfo
+
+    def document(name, content):
+        return de.Answer.Reference(
+            unstructured_document_info=unstructured(
+                document=name, chunk_contents=[unstructured.ChunkContent(content=content)]
+            )
+        )
+
+    taken = f"{DOC}/x#{_digest('One.')}~2"
+    answer = de.Answer(
+        answer_text="One.",
+        references=[
+            document(f"{DOC}/x", "One."),
+            document(taken, "Other."),  # a unique name that looks like a numbered one
+            document(f"{DOC}/x", "Two."),
+            document(f"{DOC}/x", "One."),
+            document(f"{DOC}/y", "One."),
+            de.Answer.Reference(),
+            de.Answer.Reference(),
+        ],
+    )
+    names = [r.name for r in answer_from_discovery_engine(pb(answer)).references]
+    x = f"{DOC}/x#{_digest('One.')}"
+    assert names == [
+        x,
+        taken,
+        f"{DOC}/x#{_digest('Two.')}",
+        f"{DOC}/x#{_digest('One.')}~3",
+        f"{DOC}/y",
+        f"#{_digest('')}",
+        f"#{_digest('')}~2",
+    ]
+
+
+def test_summary_references_of_one_document_are_told_apart():
+    Summary = de.SearchResponse.Summary.pb()
+    response = de.SearchResponse.pb()()
+    metadata = Summary.SummaryWithMetadata(
+        summary="Zoë runs. Zoë stops.",
+        references=[
+            {"document": DOC + "/x", "chunk_contents": [{"content": "Zoë runs."}]},
+            {"document": DOC + "/x", "chunk_contents": [{"content": "Zoë stops."}]},
+        ],
+    )
+    response.summary.summary_with_metadata.CopyFrom(metadata)
+    names = [r.name for r in answer_from_search_summary(response).references]
+    assert names == [f"{DOC}/x#{_digest('Zoë runs.')}", f"{DOC}/x#{_digest('Zoë stops.')}"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reasons", "expected"),
+    [
+        ("", [], ("EMPTY_ANSWER",)),
+        (" \n", [], ("EMPTY_ANSWER",)),
+        ("Yes.", [], ()),
+        ("", [de.Answer.AnswerSkippedReason.NO_RELEVANT_CONTENT], ("NO_RELEVANT_CONTENT",)),
+    ],
+)
+def test_an_answer_without_text_or_reason_is_skipped_as_empty(text, reasons, expected):
+    answer = de.Answer(answer_text=text, answer_skipped_reasons=reasons)
+    assert answer_from_discovery_engine(pb(answer)).skipped_reasons == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("", ("EMPTY_ANSWER",)), (" ", ("EMPTY_ANSWER",)), ("Yes.", ())]
+)
+def test_a_developer_answer_without_text_is_skipped_as_empty(text, expected):
+    developer = answer_from_developer_knowledge(pb(dk.Answer(answer_text=text)))
+    assert (developer.state, developer.skipped_reasons) == ("SUCCEEDED", expected)
+
+
+def test_an_empty_summary_without_a_reason_is_skipped_as_empty():
+    response = de.SearchResponse.pb()()
+    assert answer_from_search_summary(response).skipped_reasons == ("EMPTY_ANSWER",)
+    response.summary.summary_text = "A summary."
+    assert answer_from_search_summary(response).skipped_reasons == ()
+    response.summary.summary_text = ""
+    response.summary.summary_skipped_reasons.append(
+        de.SearchResponse.Summary.SummarySkippedReason.OUT_OF_DOMAIN_QUERY_IGNORED
+    )
+    assert answer_from_search_summary(response).skipped_reasons == ("OUT_OF_DOMAIN_QUERY_IGNORED",)

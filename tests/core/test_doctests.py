@@ -21,6 +21,8 @@ MODULES = [
     "grounding_core.settings",
     "grounding_core.specs",
     "grounding_core.terminal",
+    "grounding_core.untrusted",
+    "grounding_core.validation",
 ]
 
 

@@ -6,7 +6,6 @@ from grounding_core import (
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
-    ServiceError,
     ServiceUnavailableError,
 )
 from grounding_core.errors import translate_errors
@@ -34,7 +33,7 @@ RESOURCE = "projects/p/locations/global/collections/c/dataStores/d/servingConfig
         (core_exceptions.ResourceExhausted("quota"), ServiceUnavailableError, "RESOURCE_EXHAUSTED"),
         (core_exceptions.InternalServerError("oops"), ServiceUnavailableError, "INTERNAL"),
         (core_exceptions.DeadlineExceeded("slow"), DeadlineExceededError, "DEADLINE_EXCEEDED"),
-        (core_exceptions.Cancelled("gone"), ServiceError, "CANCELLED"),
+        (core_exceptions.Cancelled("gone"), ServiceUnavailableError, "CANCELLED"),
     ],
 )
 def test_google_errors_become_project_errors_naming_resource_and_cause(

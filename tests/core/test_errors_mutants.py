@@ -14,7 +14,7 @@ from grounding_core import (
     ServiceUnavailableError,
     UngroundedAnswerError,
 )
-from grounding_core.errors import service_error, translate_errors
+from grounding_core.errors import message_too_large, service_error, translate_errors
 
 PREFIX = "Search on r failed: "
 
@@ -68,12 +68,14 @@ PREFIX = "Search on r failed: "
         (
             core_exceptions.InternalServerError("oops"),
             ServiceUnavailableError,
-            "INTERNAL: oops (the service failed internally; retry later)",
+            "INTERNAL: oops (the service failed internally; not retried, as Google's clients do "
+            "not retry INTERNAL (AIP-194): report it if it persists)",
         ),
         (
             core_exceptions.Cancelled("gone"),
-            ServiceError,
-            "CANCELLED: gone (see the chained exception)",
+            ServiceUnavailableError,
+            "CANCELLED: gone (the server cancelled the call, e.g. while shutting down; retry it "
+            "later)",
         ),
         (
             core_exceptions.from_http_status(418, "teapot"),
@@ -87,6 +89,57 @@ def test_every_mapping_and_its_whole_message(google_error, project_error, messag
     assert type(error) is project_error
     assert str(error) == PREFIX + message
     assert error.cause is google_error
+
+
+HINT = "send fewer or smaller facts or metadata, or ask for fewer results per page"
+
+
+@pytest.mark.parametrize(
+    ("google_error", "size_and_limit"),
+    [
+        (
+            core_exceptions.ResourceExhausted(
+                "Received message larger than max (20971520 vs. 16777216)"
+            ),
+            "a message of 20,971,520 bytes is larger than the 16,777,216 bytes allowed "
+            "(RESOURCE_EXHAUSTED: Received message larger than max (20971520 vs. 16777216))",
+        ),
+        (
+            core_exceptions.ResourceExhausted("Sent message larger than max (5 vs. 4)"),
+            "a message of 5 bytes is larger than the 4 bytes allowed "
+            "(RESOURCE_EXHAUSTED: Sent message larger than max (5 vs. 4))",
+        ),
+        (
+            core_exceptions.InvalidArgument(
+                "Request payload size exceeds the limit: 10485760 bytes."
+            ),
+            "a message is larger than the 10,485,760 bytes allowed (INVALID_ARGUMENT: Request "
+            "payload size exceeds the limit: 10485760 bytes.)",
+        ),
+    ],
+)
+def test_a_message_over_the_size_limit_is_an_invalid_request(google_error, size_and_limit):
+    error = service_error(google_error, operation="Search", resource="r")
+    assert type(error) is InvalidRequestError
+    assert str(error) == f"{PREFIX}{size_and_limit}: {HINT}"
+    assert error.cause is google_error
+
+
+def test_message_too_large_reads_sizes_only_from_size_errors():
+    assert message_too_large(
+        core_exceptions.ResourceExhausted("Received message larger than max (7 vs. 6)")
+    ) == (7, 6)
+    assert message_too_large(
+        core_exceptions.InvalidArgument("Request payload size exceeds the limit: 9 bytes.")
+    ) == (None, 9)
+    assert message_too_large(core_exceptions.ResourceExhausted("quota exceeded")) is None
+    assert message_too_large(core_exceptions.InvalidArgument("filter is malformed")) is None
+    # Only these two codes carry it: the same text under another code is something else.
+    assert (
+        message_too_large(core_exceptions.Unknown("Received message larger than max (7 vs. 6)"))
+        is None
+    )
+    assert message_too_large(core_exceptions.ResourceExhausted(None)) is None  # type: ignore[arg-type]
 
 
 def test_a_retry_error_describes_its_last_cause_or_itself():

@@ -29,6 +29,7 @@ PUBLIC = [
     "DEFAULT_WEAK_BELOW",
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
     "DISCOVERYENGINE_EMULATOR_HOST",
+    "EMPTY_ANSWER",
     "GROUNDING_DATA_STORE",
     "MAX_ANSWER_TOKENS",
     "MAX_CHUNK_NEIGHBOURS",
@@ -144,6 +145,7 @@ PUBLIC = [
     "grounding_verdict",
     "history_text",
     "list_sessions",
+    "refuse_unknown_arguments",
     "resolve_project",
     "search_chunks",
     "search_developer_knowledge",
@@ -151,6 +153,8 @@ PUBLIC = [
     "search_results",
     "search_summary",
     "support_level",
+    "unknown_arguments_message",
+    "without_inputs",
 ]
 
 

@@ -57,7 +57,11 @@ def test_attributes_with_unserializable_values_fall_back_to_str():
         def __str__(self):
             return "thing"
 
-    assert attributes_from_metadata({"obj": Thing()}) == {"obj": '"thing"'}
+    # An object is its str(): a string attribute, as a string value is.
+    assert attributes_from_metadata({"obj": Thing(), "in": [Thing()]}) == {
+        "obj": "thing",
+        "in": '["thing"]',
+    }
 
 
 def test_limits_on_facts():

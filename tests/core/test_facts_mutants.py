@@ -8,7 +8,9 @@ import pytest
 
 from grounding_core import MAX_FACT_CHARS, MAX_FACTS, GroundingSource, InputError
 from grounding_core.facts import (
+    MAX_ANSWER_CHARS,
     MAX_ANSWER_TOKENS,
+    attributes_from_metadata,
     build_facts,
     check_answer_candidate,
     estimate_tokens,
@@ -37,6 +39,20 @@ def test_an_answer_of_4097_tokens_is_refused_with_field_and_limit():
     assert (info.value.field, info.value.limit) == ("answer_candidate", MAX_ANSWER_TOKENS)
 
 
+def test_an_answer_at_the_character_bound_is_accepted_and_one_more_is_refused():
+    # One run without spaces is one token to the estimate: the character bound refuses it.
+    edge = "a" * MAX_ANSWER_CHARS
+    assert check_answer_candidate(edge) == edge
+    with pytest.raises(InputError) as info:
+        check_answer_candidate(edge + "a")
+    assert str(info.value) == (
+        "answer_candidate has 131073 characters; CheckGrounding accepts at most 4096 tokens, "
+        "which no text over 131072 characters is within: check the answer in parts (for "
+        "example paragraph by paragraph)"
+    )
+    assert (info.value.field, info.value.limit) == ("answer_candidate", MAX_ANSWER_CHARS)
+
+
 def test_a_short_answer_of_many_characters_is_not_refused():
     # 4,096 characters can hold at most 4,096 tokens: the edge itself is never refused.
     answer = "." * MAX_ANSWER_TOKENS
@@ -55,8 +71,9 @@ def test_a_short_answer_of_many_characters_is_not_refused():
         ),
         (
             "ok \udc80 then",
-            "answer_candidate holds a lone surrogate ('\\udc80' at index 3), which is not valid "
-            "UTF-8 and cannot be sent: decode the text properly or remove it",
+            "answer_candidate holds a lone surrogate (U+DC80) at character 3, which is not valid "
+            "UTF-8 and cannot be sent: decode the text properly (both halves of a surrogate "
+            "pair) or remove it",
         ),
     ],
     ids=["int", "none", "blank", "lone-surrogate"],
@@ -106,8 +123,9 @@ def test_a_fact_of_exactly_10000_characters_is_accepted_and_10001_refused():
         ),
         (
             ["a", "b", "c\ud800"],
-            "facts[2].fact_text holds a lone surrogate ('\\ud800' at index 1), which is not "
-            "valid UTF-8 and cannot be sent: decode the text properly or remove it",
+            "facts[2].fact_text holds a lone surrogate (U+D800) at character 1, which is not "
+            "valid UTF-8 and cannot be sent: decode the text properly (both halves of a "
+            "surrogate pair) or remove it",
             "facts[2].fact_text",
         ),
     ],
@@ -118,3 +136,24 @@ def test_bad_sources_name_the_field(sources, message, field):
         build_facts(sources)
     assert str(info.value) == message
     assert (info.value.field, info.value.limit) == (field, None)
+
+
+def test_metadata_becomes_attributes_named_by_its_source():
+    facts = build_facts(
+        ["", GroundingSource("a", None), GroundingSource("b", {"n": 1.5, "x": None, "s": "é"})]
+    )
+    assert facts.attributes == ({}, {"n": "1.5", "s": "é"})
+    assert facts.source_indices == (1, 2)
+    assert attributes_from_metadata({"l": ["ü", None]}) == {"l": '["ü", null]'}
+    with pytest.raises(InputError) as info:
+        build_facts(["a", GroundingSource("b", ("x",))])  # type: ignore[arg-type]
+    assert str(info.value) == "sources[1].metadata must be a dict of attributes, got tuple"
+    assert (info.value.field, info.value.limit) == ("sources[1].metadata", None)
+    with pytest.raises(InputError) as info:
+        attributes_from_metadata(["x"])  # type: ignore[arg-type]
+    assert str(info.value) == "metadata must be a dict of attributes, got list"
+    with pytest.raises(InputError) as info:
+        build_facts(["a", "b", GroundingSource("c", {"k": {"v": b"\xff"}})])
+    assert str(info.value) == (
+        "sources[2].metadata['k']['v'] is bytes that are not UTF-8 text: decode it"
+    )

@@ -19,6 +19,8 @@ from grounding_core.grounding import (
     check_grounding_request,
     check_sources,
 )
+from grounding_core.records import GroundingResult
+from grounding_core.report import NOTHING_TO_CHECK
 
 from .emulated import PROJECT, RETRYING, result_of
 
@@ -114,3 +116,34 @@ async def test_reports_by_default_name_sources_by_position(de_clients, de_async_
         assert report.min_support_score == 1.0
         assert report.passed
         assert report.result.claims[0].score is None
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+@pytest.mark.parametrize("answer", ["", " \n\t"])
+async def test_an_empty_answer_is_not_sent_and_is_reported_as_nothing_to_check(
+    emulator, de_clients, de_async_clients, asynchronous, answer
+):
+    # A fault on the next call: the report comes back all the same, so no call was made.
+    emulator.faults.fail("CheckGrounding", code="NOT_FOUND", times=1)
+    report = await result_of(
+        acheck_sources if asynchronous else check_sources,
+        de_async_clients if asynchronous else de_clients,
+        CONFIG,
+        answer,
+        ["doc"],
+        [GroundingSource(PARIS)],
+        min_support_score=0.5,
+        source_ids=["p"],
+    )
+    assert report.result == GroundingResult(answer, None)
+    assert report.sources == ("doc",)
+    assert report.grounding_sources == (GroundingSource(PARIS),)
+    assert (report.min_support_score, report.source_ids) == (0.5, ("p",))
+    assert (report.error, report.skipped_reason) == (None, NOTHING_TO_CHECK)
+    assert not report.passed
+    emulator.faults.clear()
+
+
+def test_a_non_string_answer_is_still_refused_by_name(de_clients):
+    with pytest.raises(InputError, match="answer_candidate must be a string, got NoneType"):
+        check_sources(de_clients, CONFIG, None, [], [])

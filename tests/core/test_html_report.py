@@ -123,9 +123,9 @@ def test_hostile_content_is_inert_text():
     assert f"Safe <script>{PWNED}</script> claim." in text
     assert f'"><script>{PWNED}</script>' in text
     assert f"javascript:{PWNED}" in text
-    # No link for a javascript:, data: or broken URI.
+    # No link for a javascript: or data: URI; a quote in an http URI is percent-encoded.
     links = [a["href"] for a in parsed.with_class("gk-link")]
-    assert links == []
+    assert links == ["https://example.org/%22onmouseover=%22alert%281%29"] * 2
 
 
 def test_content_security_policy_allows_exactly_the_inline_script_and_style():
@@ -153,11 +153,12 @@ def test_safe_href():
         "gs://bucket/x.pdf",
         "https:///path-only",
         "//example.org",
-        'https://example.org/"x',
-        "https://exa mple.org",
         "",
     ]:
         assert safe_href(uri) is None, uri
+    # Characters that could end the link or its attribute are percent-encoded.
+    assert safe_href('https://example.org/"x') == "https://example.org/%22x"
+    assert safe_href("https://exa mple.org") == "https://exa%20mple.org"
 
 
 def test_fragment_for_notebooks():

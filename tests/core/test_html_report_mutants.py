@@ -111,7 +111,7 @@ def test_a_check_with_every_level_and_every_kind_of_source():
             '<div class="gk-report" id="{p}" data-kind="grounding">'
             '<header class="gk-summary">'
             "<h2>Check &lt;1&gt; &amp; &quot;2&quot;</h2>"
-            '<p class="gk-question">Question: Where\ufffd?</p>'
+            '<p class="gk-question">Question: Where\u2407?</p>'  # BEL shown as ␇
             '<p class="gk-score gk-passed">'
             '<span>Support score</span> <strong class="gk-score-value">0.50</strong>'
             '<meter min="0" max="1" low="0.500" optimum="1" value="0.500"></meter>'
@@ -274,7 +274,7 @@ def test_a_fragment_with_the_defaults_no_minimum_and_a_lone_surrogate():
         '<p class="gk-answer">'
         '<a class="gk-claim gk-unsupported" href="#{p}-c0" id="{p}-a0" data-claim="0" '
         'data-level="unsupported" aria-expanded="false" title="unsupported · score '
-        '0.20">Hi ?.</a>'
+        '0.20">Hi \ufffd.</a>'
         "</p>"
         '<p class="gk-hint">Hover over or click a claim to see its sources.</p>'
         "</div>"
@@ -287,7 +287,7 @@ def test_a_fragment_with_the_defaults_no_minimum_and_a_lone_surrogate():
         '<span class="gk-badge">unsupported</span>'
         '<span class="gk-detail-score">score 0.20</span>'
         "</div>"
-        '<blockquote class="gk-claim-text">Hi ?.</blockquote>'
+        '<blockquote class="gk-claim-text">Hi \ufffd.</blockquote>'
         '<p class="gk-note">No source supports this claim.</p>'
         "</li>"
         "</ol>"

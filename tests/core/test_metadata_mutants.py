@@ -2,6 +2,8 @@
 
 import datetime as dt
 
+import numpy as np
+
 from grounding_core.metadata import (
     answer_metadata,
     chunk_metadata,
@@ -86,6 +88,17 @@ def test_a_grounding_source_keeps_its_text_and_drops_empty_and_bulky_values():
         "Fact ✓", {"title": "T", "empty": "", "none": None, "next_chunks": [{"a": 1}], "n": 0}
     )
     assert source == GroundingSource("Fact ✓", {"title": "T", "n": 0})
+
+
+def test_a_grounding_source_of_odd_metadata():
+    # == on an array compares element-wise: emptiness is checked without it.
+    array = np.array([0, 0])
+    source = grounding_source("t", {"a": array, "b": [], "c": {}, "d": (), "e": False})
+    assert source.metadata["a"] is array
+    assert {k: v for k, v in source.metadata.items() if k != "a"} == {"d": (), "e": False}
+    # None is no metadata; anything else is kept for build_facts to refuse with its index.
+    assert grounding_source("t", None) == GroundingSource("t", {})
+    assert grounding_source("t", ["x"]) == GroundingSource("t", ["x"])  # type: ignore[arg-type]
 
 
 def test_grounding_metadata_has_every_key():

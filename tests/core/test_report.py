@@ -42,9 +42,13 @@ def test_failed_check_report():
     assert (failed.support_score, failed.passed, failed.claims) == (None, False, ())
     assert failed.metadata() == {
         "support_score": None,
+        "claims": [],
+        "cited_chunks": [],
+        "unsupported_claims": 0,
         "passed": False,
         "error": "UNAVAILABLE",
         "source_ids": ["0"],
+        "skipped_reason": None,
     }
     assert failed.markdown() == ""
 

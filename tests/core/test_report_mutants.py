@@ -110,3 +110,43 @@ def test_the_ungrounded_error_lists_every_unsupported_claim():
         "the answer's support score 0.00 is below the required 1.00; 2 claim(s) unsupported: "
         "'Paris is big.'; 'Lyon is old.'"
     )
+
+
+def test_an_empty_answer_has_nothing_to_check():
+    empty = GroundingReport.nothing_to_check("", ("doc-a",), SOURCES[:1], 0.5, ("a",))
+    assert empty == GroundingReport(
+        GroundingResult("", None),
+        ("doc-a",),
+        SOURCES[:1],
+        min_support_score=0.5,
+        source_ids=("a",),
+        skipped_reason="the answer is empty: there is nothing to check",
+    )
+    assert (empty.passed, empty.claims, empty.support_score) == (False, (), None)
+    assert empty.metadata() == {
+        "support_score": None,
+        "claims": [],
+        "cited_chunks": [],
+        "unsupported_claims": 0,
+        "passed": False,
+        "error": None,
+        "source_ids": ["a"],
+        "skipped_reason": "the answer is empty: there is nothing to check",
+    }
+    empty.enforce("raise")  # nothing was claimed: nothing to raise for
+    assert GroundingReport.nothing_to_check(" ", (), ()).source_ids == ()
+    assert GroundingReport.nothing_to_check(" ", (), ()).min_support_score == 1.0
+
+
+def test_every_report_has_the_skipped_reason_key():
+    assert report().metadata()["skipped_reason"] is None
+    assert report().skipped_reason is None
+    with pytest.raises(UngroundedAnswerError):
+        GroundingReport(GroundingResult("x", 0.0), (), (), skipped_reason=None).enforce("raise")
+
+
+def test_the_terminal_view_of_an_empty_answer_says_nothing_was_checked():
+    empty = GroundingReport.nothing_to_check("", (), ())
+    assert ansi(empty) == (
+        "\x1b[33mNothing was checked: the answer is empty: there is nothing to check\x1b[0m\n"
+    )

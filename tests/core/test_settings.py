@@ -126,8 +126,8 @@ def test_retry_policy_builds_google_retries():
     assert (sync._initial, sync._maximum, sync._multiplier, sync._timeout) == (0.01, 0.5, 3, 7)
     for transient in (
         core_exceptions.ServiceUnavailable("x"),
-        core_exceptions.ResourceExhausted("x"),
-        core_exceptions.InternalServerError("x"),
+        core_exceptions.ResourceExhausted("quota exceeded"),
+        core_exceptions.Cancelled("the server is stopping"),
         core_exceptions.DeadlineExceeded("x"),
     ):
         assert sync._predicate(transient)
@@ -136,8 +136,19 @@ def test_retry_policy_builds_google_retries():
         core_exceptions.InvalidArgument("x"),
         core_exceptions.NotFound("x"),
         core_exceptions.PermissionDenied("x"),
+        # Google's generated clients and AIP-194 do not retry INTERNAL.
+        core_exceptions.InternalServerError("x"),
+        # The same request is as large next time.
+        core_exceptions.ResourceExhausted(
+            "Received message larger than max (20971520 vs. 4194304)"
+        ),
+        core_exceptions.ResourceExhausted("Sent message larger than max (5 vs. 4)"),
+        core_exceptions.InvalidArgument("Request payload size exceeds the limit: 10485760 bytes."),
+        core_exceptions.Unknown("x"),
+        core_exceptions.DataLoss("x"),
     ):
         assert not sync._predicate(permanent)
+        assert not asynchronous._predicate(permanent)
 
 
 @pytest.mark.parametrize(
@@ -161,7 +172,7 @@ def test_call_options():
     assert CallOptions(timeout=2, retry=None).call_kwargs() == {"retry": None, "timeout": 2}
     with pytest.raises(ConfigurationError, match="timeout must be > 0"):
         CallOptions(timeout=0)
-    with pytest.raises(ConfigurationError, match="timeout must be a number"):
+    with pytest.raises(ConfigurationError, match=r"CallOptions\.timeout must be a finite number"):
         CallOptions(timeout="5")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="retry must be a RetryPolicy"):
         CallOptions(retry=3)  # type: ignore[arg-type]

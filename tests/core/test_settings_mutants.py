@@ -234,6 +234,18 @@ def test_retry_policy_defaults_and_boundaries():
         assert refused(RetryPolicy, **{name: 0}) == f"RetryPolicy.{name} must be > 0 seconds"
         assert getattr(RetryPolicy(**{name: 0.001}), name) == 0.001
     assert refused(RetryPolicy, multiplier=0.99) == "RetryPolicy.multiplier must be >= 1"
+    for name in ("initial", "maximum", "multiplier", "deadline"):
+        for bad in (float("nan"), float("inf")):
+            assert refused(RetryPolicy, **{name: bad}) == (
+                f"RetryPolicy.{name} must be a finite number, got {bad!r}"
+            )
+        assert refused(RetryPolicy, **{name: "1"}) == (
+            f"RetryPolicy.{name} must be a finite number, got str"
+        )
+        assert refused(RetryPolicy, **{name: True}) == (
+            f"RetryPolicy.{name} must be a finite number, got bool"
+        )
+        assert getattr(RetryPolicy(**{name: 3}), name) == 3  # an int is a number
 
 
 def _retry_fields(retry):
@@ -263,10 +275,18 @@ def test_call_kwargs_carry_the_policy_and_the_timeout():
 
 
 def test_call_options_refusals():
-    assert refused(CallOptions, timeout=True) == "timeout must be a number of seconds, got True"
-    assert refused(CallOptions, timeout="5") == "timeout must be a number of seconds, got '5'"
+    assert (
+        refused(CallOptions, timeout=True)
+        == "CallOptions.timeout must be a finite number, got bool"
+    )
+    assert (
+        refused(CallOptions, timeout="5") == "CallOptions.timeout must be a finite number, got str"
+    )
     assert refused(CallOptions, timeout=-1) == "timeout must be > 0 seconds, got -1"
-    assert refused(CallOptions, timeout=float("nan")) == "timeout must be > 0 seconds, got nan"
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        assert refused(CallOptions, timeout=bad) == (
+            f"CallOptions.timeout must be a finite number, got {bad!r}"
+        )
     assert refused(CallOptions, retry=3) == "retry must be a RetryPolicy or None, got int"
     assert CallOptions(timeout=0.01).timeout == 0.01
     assert CallOptions(timeout=3).timeout == 3

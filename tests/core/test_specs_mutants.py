@@ -71,8 +71,11 @@ def test_check_fraction():
     ("kwargs", "expected"),
     [
         ({"k": 0}, ("k must be >= 1, got 0", "k", None)),
-        ({"filter": 1}, ("filter must be a string, got int", "filter", None)),
-        ({"order_by": None}, ("order_by must be a string, got NoneType", "order_by", None)),
+        ({"filter": 1}, ("ChunkSearchSpec.filter must be a string, got int", "filter", None)),
+        (
+            {"order_by": None},
+            ("ChunkSearchSpec.order_by must be a string, got NoneType", "order_by", None),
+        ),
         (
             {"num_previous_chunks": 4},
             ("num_previous_chunks must be between 0 and 3, got 4", "num_previous_chunks", 3),
@@ -183,7 +186,11 @@ DOCS = {"search_mode": "documents"}
         ),
         (
             {**DOCS, "return_snippet": "yes"},
-            ("return_snippet must be True or False, got 'yes'", "return_snippet", None),
+            (
+                "ChunkSearchSpec.return_snippet must be True or False or None, got str",
+                "return_snippet",
+                None,
+            ),
         ),
         (
             {"spell_correction": "AUTO"},
@@ -218,8 +225,14 @@ DOCS = {"search_mode": "documents"}
                 128,
             ),
         ),
-        ({"language_code": 1}, ("language_code must be a string, got int", "language_code", None)),
-        ({"session": None}, ("session must be a string, got NoneType", "session", None)),
+        (
+            {"language_code": 1},
+            ("ChunkSearchSpec.language_code must be a string, got int", "language_code", None),
+        ),
+        (
+            {"session": None},
+            ("ChunkSearchSpec.session must be a string, got NoneType", "session", None),
+        ),
         (
             {"relevance_filter_spec": "LOW"},
             (
@@ -329,9 +342,9 @@ def test_developer_knowledge_spec():
         500,
     )
     assert refusal(DeveloperKnowledgeSearchSpec, filter=5) == (
-        "filter must be a string, got int",
+        "DeveloperKnowledgeSearchSpec.filter must be a string, got int",
         "filter",
-        500,
+        None,
     )
 
 
@@ -355,8 +368,8 @@ def test_grounding_spec():
             {"max_return_results": 101},
             ("max_return_results must be between 1 and 100, got 101", "max_return_results", 100),
         ),
-        ({"filter": 1}, ("filter must be a string, got int", "filter", None)),
-        ({"order_by": 1}, ("order_by must be a string, got int", "order_by", None)),
+        ({"filter": 1}, ("AnswerSpec.filter must be a string, got int", "filter", None)),
+        ({"order_by": 1}, ("AnswerSpec.order_by must be a string, got int", "order_by", None)),
         (
             {"search_mode": "x"},
             ("search_mode must be 'chunks' or 'documents', got 'x'", "search_mode", None),
@@ -407,9 +420,9 @@ def test_grounding_spec():
         ),
         (
             {"user_pseudo_id": 7},
-            ("user_pseudo_id must be a string, got int", "user_pseudo_id", 128),
+            ("AnswerSpec.user_pseudo_id must be a string, got int", "user_pseudo_id", None),
         ),
-        ({"session": 7}, ("session must be a string, got int", "session", None)),
+        ({"session": 7}, ("AnswerSpec.session must be a string or None, got int", "session", None)),
         (
             {"session": " "},
             (
@@ -454,9 +467,13 @@ def test_data_store_spec():
         "data_store_specs.data_store",
         None,
     )
-    assert refusal(DataStoreSpec, 1) == ("data_store must be a string, got int", "data_store", None)
+    assert refusal(DataStoreSpec, 1) == (
+        "DataStoreSpec.data_store must be a string, got int",
+        "data_store",
+        None,
+    )
     assert refusal(DataStoreSpec, "d", filter=1) == (
-        "filter must be a string, got int",
+        "DataStoreSpec.filter must be a string, got int",
         "filter",
         None,
     )
@@ -496,3 +513,102 @@ def test_every_segment_option_needs_segments():
         "max_extractive_segment_count > 0: they shape the extractive segments",
         "return_extractive_segment_score",
     )
+
+
+SURROGATE = (
+    "holds a lone surrogate (U+D800) at character 0, which is not valid UTF-8 and cannot be "
+    "sent: decode the text properly (both halves of a surrogate pair) or remove it"
+)
+
+
+@pytest.mark.parametrize(
+    ("spec_type", "kwargs", "message", "field"),
+    [
+        (
+            ChunkSearchSpec,
+            {"return_extractive_segment_score": "no"},
+            "ChunkSearchSpec.return_extractive_segment_score must be True or False, got str",
+            "return_extractive_segment_score",
+        ),
+        (
+            DeveloperKnowledgeSearchSpec,
+            {"k": 2.0},
+            "DeveloperKnowledgeSearchSpec.k must be an integer, got float",
+            "k",
+        ),
+        (
+            GroundingSpec,
+            {"enable_claim_level_score": "no"},
+            "GroundingSpec.enable_claim_level_score must be True or False, got str",
+            "enable_claim_level_score",
+        ),
+        (
+            DataStoreSpec,
+            {"data_store": "d", "filter": b"x"},
+            "DataStoreSpec.filter must be a string, got bytes",
+            "filter",
+        ),
+        (
+            AnswerSpec,
+            {"include_citations": "no"},
+            "AnswerSpec.include_citations must be True or False, got str",
+            "include_citations",
+        ),
+        (
+            AnswerSpec,
+            {"ignore_low_relevant_content": 0},
+            "AnswerSpec.ignore_low_relevant_content must be True or False or None, got int",
+            "ignore_low_relevant_content",
+        ),
+        (
+            AnswerSpec,
+            {"model_version": "\ud800"},
+            f"AnswerSpec.model_version {SURROGATE}",
+            "AnswerSpec.model_version",
+        ),
+        (
+            ChunkSearchSpec,
+            {"language_code": "\ud800"},
+            f"ChunkSearchSpec.language_code {SURROGATE}",
+            "ChunkSearchSpec.language_code",
+        ),
+    ],
+)
+def test_every_spec_checks_its_declared_types(spec_type, kwargs, message, field):
+    assert refusal(spec_type, **kwargs)[:2] == (message, field)
+
+
+def test_the_citation_threshold_says_its_range_before_its_type():
+    assert refusal(GroundingSpec, citation_threshold=math.inf) == (
+        "citation_threshold must be a number between 0 and 1, got inf",
+        "citation_threshold",
+        "[0, 1]",
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"boost_spec": {"condition_boost_specs": [{"condition": "\ud800"}]}},
+            f"boost_spec['condition_boost_specs'][0]['condition'] {SURROGATE}",
+        ),
+        (
+            {"relevance_filter_spec": {"k": "\ud800"}},
+            f"relevance_filter_spec['k'] {SURROGATE}",
+        ),
+        ({"facet_specs": [{}, {"facet_key": {"key": "\ud800"}}]}, f"facet_specs[1]['facet_key']"
+         f"['key'] {SURROGATE}"),
+    ],
+)  # fmt: skip
+def test_dict_options_hold_no_lone_surrogate(kwargs, message):
+    assert refusal(ChunkSearchSpec, **kwargs)[0] == message
+
+
+def test_dict_options_hold_no_cycle():
+    loop: dict = {"condition": "x"}
+    loop["again"] = loop
+    for spec_type in (ChunkSearchSpec, AnswerSpec):
+        assert refusal(spec_type, boost_spec=loop)[0] == (
+            "boost_spec['again'] is circular (it contains itself): break the cycle"
+        )

@@ -60,7 +60,7 @@ def test_spec_refusals():
     assert refusal(SummarySpec, result_count=True)[1] == "result_count"
     for name in ("preamble", "language_code", "model_version"):
         assert refusal(SummarySpec, **{name: None}) == (
-            f"{name} must be a string, got NoneType",
+            f"SummarySpec.{name} must be a string, got NoneType",
             name,
             None,
         )
@@ -327,7 +327,7 @@ def test_search_options_as_a_dict_and_their_refusals():
 
 def test_a_text_option_names_the_type_it_got():
     assert refusal(SummarySpec, preamble=3) == (
-        "preamble must be a string, got int",
+        "SummarySpec.preamble must be a string, got int",
         "preamble",
         None,
     )

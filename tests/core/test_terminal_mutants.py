@@ -149,3 +149,29 @@ def test_a_skipped_answer_says_why_in_yellow():
     assert ansi(answer_rich(skipped)) == markup(
         "[yellow]No answer (OUT_OF_DOMAIN, NO_RELEVANT_CONTENT)[/yellow]"
     )
+
+
+def test_untrusted_text_is_printable_and_titles_are_one_line():
+    answer = "Big\x1b[2J. \x9bNo\r."
+    result = GroundingResult(
+        answer,
+        0.5,
+        (
+            claim_at(answer, "Big\x1b[2J.", cited(0)),
+            claim_at(answer, "\x9bNo\r.", score=0.0),
+        ),
+    )
+    sources = [GroundingSource("p", {"title": "A\n  [b]\x07", "source": "https://p/\u202e\nx"})]
+    assert ansi(grounding_rich(result, sources)) == markup(
+        "[bold]Support score [/bold][bold]0.50[/bold]\n"
+        "[green]1 supported[/green] · [dim]0 weak[/dim] · "
+        "[bold white on red]1 unsupported[/bold white on red] · [dim]0 not checked[/dim]",
+        "",
+        "[green]Big\u241b\\[2J.[/green][cyan][1][/cyan] "
+        "[bold white on red]\ufffdNo\u240d.[/bold white on red]"
+        "[bold red] \\[unsupported][/bold red]",
+        "",
+        "[bold red]Unsupported claims[red]\n  ✘ [/red]\ufffdNo\u240d.[/bold red]",
+        "",
+        "[bold]Sources[cyan]\n  [1] [/cyan]A \\[b]\u2407[dim]  https://p/\ufffd x[/dim][/bold]",
+    )

@@ -10,6 +10,8 @@ from grounding_core import (
     ChunkSearchSpec,
     DeadlineExceededError,
     DiscoveryEngineTarget,
+    GroundingSource,
+    InputError,
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
@@ -47,10 +49,73 @@ def test_invalid_filter_is_an_invalid_request(de_clients, test_target):
 
 def test_transient_failures_are_retried(emulator, de_clients, test_target):
     emulator.faults.fail("Search", code="UNAVAILABLE", times=2)
-    emulator.faults.fail("Search", code="INTERNAL", times=1)
+    emulator.faults.fail("Search", code="CANCELLED", times=1)  # a server stopping gracefully
+    emulator.faults.fail("Search", code="RESOURCE_EXHAUSTED", times=1, message="quota exceeded")
+    injected = emulator.faults.injected
     chunks = search_chunks(de_clients, test_target, "lighthouse", ChunkSearchSpec(k=3), FAST)
     assert len(chunks) == 3
     assert emulator.faults.pending == 0
+    assert emulator.faults.injected - injected == 4  # four failed attempts, then the fifth
+
+
+@pytest.mark.parametrize(
+    ("code", "message", "error", "fragment"),
+    [
+        # Google's generated clients retry no INTERNAL for these methods, nor does AIP-194.
+        ("INTERNAL", "boom", ServiceUnavailableError, "INTERNAL: boom (the service failed"),
+        ("INVALID_ARGUMENT", "bad", InvalidRequestError, "INVALID_ARGUMENT: bad"),
+        (
+            "RESOURCE_EXHAUSTED",
+            "Received message larger than max (20971530 vs. 16777216)",
+            InvalidRequestError,
+            "a message of 20,971,530 bytes is larger than the 16,777,216 bytes allowed",
+        ),
+        (
+            "INVALID_ARGUMENT",
+            "Request payload size exceeds the limit: 10485760 bytes.",
+            InvalidRequestError,
+            "a message is larger than the 10,485,760 bytes allowed",
+        ),
+    ],
+    ids=["internal", "invalid-argument", "grpc-size", "payload-size"],
+)
+def test_what_cannot_succeed_on_retry_is_tried_once(
+    emulator, de_clients, test_target, code, message, error, fragment
+):
+    emulator.faults.fail("Search", code=code, times=2, message=message)
+    with pytest.raises(error, match=r"^Search on .* failed: ") as excinfo:
+        search_chunks(de_clients, test_target, "lighthouse", options=FAST)
+    assert fragment in str(excinfo.value)
+    assert emulator.faults.pending == 1  # one attempt only
+
+
+def test_cancelled_by_the_server_without_retries_is_unavailable(emulator, de_clients):
+    emulator.faults.fail("CheckGrounding", code="CANCELLED", message="server stopping")
+    with pytest.raises(ServiceUnavailableError) as excinfo:
+        check_grounding(de_clients, CONFIG, "Paris is in France.", ["Paris."], options=ONCE)
+    assert "CANCELLED: server stopping (the server cancelled the call" in str(excinfo.value)
+    assert isinstance(excinfo.value.__cause__, core_exceptions.Cancelled)
+
+
+async def test_cancelled_by_the_server_is_retried_async(emulator, de_async_clients):
+    emulator.faults.fail("CheckGrounding", code="CANCELLED", times=2)
+    result = await acheck_grounding(
+        de_async_clients, CONFIG, "Paris is in France.", ["Paris is in France."], options=FAST
+    )
+    assert result.support_score == 1.0
+    assert emulator.faults.pending == 0
+
+
+def test_an_oversized_request_is_refused_before_it_is_sent(emulator, de_clients):
+    injected = emulator.faults.injected
+    emulator.faults.fail("CheckGrounding", code="UNAVAILABLE")  # would be consumed by a call
+    source = GroundingSource("Paris is in France.", {"blob": "x" * (11 * 1024 * 1024)})
+    with pytest.raises(InputError, match="Google's API front end refuses requests over") as info:
+        check_grounding(de_clients, CONFIG, "Paris is in France.", [source], options=FAST)
+    assert (info.value.field, info.value.limit) == ("request", 10 * 1024 * 1024)
+    # Not sent: the armed fault is still there.
+    assert emulator.faults.pending == 1
+    assert emulator.faults.injected == injected
 
 
 def test_retries_give_up_at_the_deadline(emulator, de_clients):

@@ -26,7 +26,9 @@ PACKAGES = [
 EXTERNAL = {
     # Google's Developer Knowledge API and auth (Discovery Engine's names: google_names())
     "BatchGetDocuments", "DeveloperKnowledge", "DocumentChunk", "GetDocument",
-    "SearchDocumentChunks", "ClientOptions", "Credentials",
+    "SearchDocumentChunks", "DocumentReference", "ClientOptions", "Credentials",
+    # gRPC
+    "StatusCode",
     # LangChain and LlamaIndex
     "AIMessage", "AsyncStreamingResponse", "BaseEvaluator", "BaseQueryEngine", "BaseRetriever",
     "BatchEvalRunner", "CondenseQuestionChatEngine", "CustomQueryEngine", "Document",
@@ -35,7 +37,7 @@ EXTERNAL = {
     "RetrieversIntegrationTests", "RetryQueryEngine", "Runnable", "RunnableConfig",
     "StreamingResponse", "TextNode",
     # Python and pydantic
-    "KeyboardInterrupt", "ValidationError", "ValueError",
+    "KeyboardInterrupt", "TypeError", "ValidationError", "ValueError",
 }  # fmt: skip
 
 CODE_BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)

@@ -21,11 +21,12 @@ from grounding_emulator.corpus.chunking import (
     split_long_text,
 )
 from grounding_emulator.corpus.reading import (
+    Skipped,
+    SourceDocument,
     describe_skipped,
     read_corpus,
     read_folder,
     read_jsonl,
-    skipped_files,
 )
 from grounding_emulator.corpus.records import developer_knowledge_name
 from grounding_emulator.corpus.tokens import tokenize
@@ -65,6 +66,14 @@ def make_pdf(pages: list[str]) -> bytes:
     return out.getvalue()
 
 
+def documents_of(items) -> list[SourceDocument]:
+    return [s for s in items if isinstance(s, SourceDocument)]
+
+
+def skipped_of(items) -> list[Skipped]:
+    return [s for s in items if isinstance(s, Skipped)]
+
+
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     root = tmp_path / "docs"
@@ -88,8 +97,11 @@ def folder(tmp_path: Path) -> Path:
 
 
 def test_folder_documents(folder):
-    documents = {s.document.struct_data["path"]: s for s in read_folder(folder)}
+    items = list(read_folder(folder))
+    documents = {s.document.struct_data["path"]: s for s in documents_of(items)}
     assert sorted(documents) == ["guide/intro.md", "notes.txt", "page.html", "report.pdf"]
+    assert skipped_of(items) == [Skipped("ignored.bin", "unsupported type", unsupported=True)]
+    assert documents["notes.txt"].origin == "notes.txt"
     intro = documents["guide/intro.md"].document
     assert intro.id == "guide-intro-md"
     assert intro.title == "Introduction"
@@ -110,7 +122,8 @@ def test_folder_documents(folder):
 
 
 def test_base_uri(folder):
-    uris = {s.document.uri for s in read_folder(folder, base_uri="https://example.com/docs/")}
+    items = read_folder(folder, base_uri="https://example.com/docs/")
+    uris = {s.document.uri for s in documents_of(items)}
     assert "https://example.com/docs/guide/intro.md" in uris
 
 
@@ -123,15 +136,20 @@ def test_pdf_chunks_carry_page_spans(folder):
     assert all(c.page_start is None for c in snapshot.chunks[:first])
 
 
-def test_paths_outside_the_root_are_refused(tmp_path, folder, caplog):
+def test_paths_outside_the_root_are_refused(tmp_path, folder):
     outside = tmp_path / "outside.md"
     outside.write_text("# Outside\n\nTop secret.")
     os.symlink(outside, folder / "link.md")
     os.symlink(tmp_path, folder / "loop")
-    paths = {s.document.struct_data["path"] for s in read_folder(folder)}
+    items = list(read_folder(folder))
+    paths = {s.document.struct_data["path"] for s in documents_of(items)}
     assert "link.md" not in paths
     assert not any(p.startswith("loop") for p in paths)
-    assert "leads outside the corpus root" in caplog.text
+    assert Skipped(
+        "link.md",
+        f"it leads outside the corpus folder {folder.resolve()}: copy the file into the folder, "
+        "or serve its own folder as a corpus too",
+    ) in skipped_of(items)
 
 
 def test_chunk_ids_are_stable_across_runs(folder):
@@ -143,22 +161,40 @@ def test_chunk_ids_are_stable_across_runs(folder):
 
 
 @pytest.mark.parametrize(
-    ("line", "message"),
+    ("line", "reason"),
     [
-        ("not json", "line 1: not valid JSON"),
-        ('{"title": "x"}', "line 1: content is required"),
-        ('{"content": "x", "id": "bad id"}', "line 1: id 'bad id' is not a valid document id"),
-        ('{"content": "x", "struct_data": [1]}', "line 1: struct_data must be a JSON object"),
-        ('{"content": "x", "update_time": "soon"}', "line 1: update_time 'soon' is not RFC 3339"),
-        ('{"content": "x", "mime_type": "image/png"}', "mime_type 'image/png' is not supported"),
-        ('{"content": "x", "title": 3}', "line 1: title must be a string"),
+        ("not json", "not valid JSON (Expecting value at column 2)"),
+        ('{"title": "x"}', "content is required and must be a string"),
+        (
+            '{"content": "x", "id": "bad id"}',
+            "id 'bad id' is not a valid document id: use letters, digits, '-' and '_', at most 63 "
+            "characters, starting with a letter or digit",
+        ),
+        ('{"content": "x", "struct_data": [1]}', "struct_data must be a JSON object"),
+        ('{"content": "x", "update_time": "soon"}', "update_time 'soon' is not RFC 3339"),
+        (
+            '{"content": "x", "mime_type": "image/png"}',
+            "mime_type 'image/png' is not supported: use text/plain, text/markdown or text/html",
+        ),
+        ('{"content": "x", "title": 3}', "title must be a string, got int"),
+        ("[1]", "expected a JSON object, got list"),
     ],
 )
-def test_jsonl_errors_name_the_line(tmp_path, line, message):
+def test_a_bad_jsonl_line_is_skipped_naming_it(tmp_path, line, reason):
     path = tmp_path / "bad.jsonl"
-    path.write_text(line + "\n")
-    with pytest.raises(CorpusError, match=message.replace("(", r"\(")):
-        list(read_jsonl(path))
+    path.write_text(json.dumps({"id": "good", "content": OTTERS}) + "\n " + line + "\n")
+    items = list(read_jsonl(path))
+    assert [s.document.id for s in documents_of(items)] == ["good"]
+    assert documents_of(items)[0].origin == "line 1"
+    assert skipped_of(items) == [Skipped("line 2", reason)]
+
+
+def test_document_from_mapping_names_where(tmp_path):
+    from grounding_emulator.corpus.reading import document_from_mapping
+
+    with pytest.raises(CorpusError, match=r"^kb line 7: content is required"):
+        document_from_mapping({"title": "x"}, where="kb line 7", number=7)
+    assert document_from_mapping({"content": "x"}, where="kb", number=7).origin == "kb"
 
 
 def test_jsonl_duplicate_ids(tmp_path):
@@ -166,8 +202,14 @@ def test_jsonl_duplicate_ids(tmp_path):
     path.write_text(
         json.dumps({"id": "a", "content": "x"}) + "\n\n" + json.dumps({"id": "a", "content": "y"})
     )
-    with pytest.raises(CorpusError, match="line 3: duplicate document id 'a'"):
-        list(read_jsonl(path))
+    assert len(documents_of(read_jsonl(path))) == 2  # the store skips the second
+    snapshot = CorpusStore(semantic=False).ingest("dup", path)
+    assert [d.content for d in snapshot.documents] == ["x"]
+    assert snapshot.skipped == (
+        Skipped(
+            "line 3", "duplicate document id 'a' (first: line 1): give each document its own id"
+        ),
+    )
 
 
 def test_missing_corpus(tmp_path):
@@ -286,18 +328,27 @@ def test_skipped_files_are_listed_and_described(tmp_path):
         (tmp_path / name).write_text(OTTERS, encoding="utf-8")
     for number in range(5):
         (tmp_path / f"z{number}.docx").write_text("x", encoding="utf-8")
-    skipped = skipped_files(tmp_path)
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    items = list(read_folder(tmp_path))
+    skipped = skipped_of(items)
     # Hidden files stay unlisted (skipped as documented); the others in path order.
-    assert skipped == ("data.csv", *(f"z{n}.docx" for n in range(5)), "sub/notes.json")
+    assert [s.where for s in skipped if s.unsupported] == [
+        "data.csv",
+        *(f"z{n}.docx" for n in range(5)),
+        "sub/notes.json",
+    ]
     assert describe_skipped(tmp_path, skipped) == (
         f"{tmp_path}: skipped 7 files of unsupported types (data.csv, z0.docx, z1.docx, z2.docx, "
-        "z3.docx, ...); supported: .md, .markdown, .txt, .text, .rst, .html, .htm, .pdf"
+        "z3.docx, ...); supported: .md, .markdown, .txt, .text, .rst, .html, .htm, .pdf",
+        f"{tmp_path}: skipped latin1.txt: it is not UTF-8 text (byte 3: unexpected end of "
+        "data): convert it to UTF-8",
     )
-    assert describe_skipped(tmp_path, ("one.csv",)) == (
+    assert describe_skipped(tmp_path, [Skipped("one.csv", "unsupported type", True)]) == (
         f"{tmp_path}: skipped 1 file of unsupported types (one.csv); supported: .md, .markdown, "
-        ".txt, .text, .rst, .html, .htm, .pdf"
+        ".txt, .text, .rst, .html, .htm, .pdf",
     )
-    assert [s.document.struct_data["path"] for s in read_folder(tmp_path)] == ["a.md", "sub/b.TXT"]
+    assert describe_skipped(tmp_path, []) == ()
+    assert [s.document.struct_data["path"] for s in documents_of(items)] == ["a.md", "sub/b.TXT"]
 
 
 @pytest.mark.parametrize("names", [(), ("data.csv", "notes.json")])

@@ -10,6 +10,8 @@ MODULES = [
     "grounding_emulator.corpus.datastore",
     "grounding_emulator.corpus.embeddings",
     "grounding_emulator.wire.faults",
+    "grounding_emulator.wire.drain",
+    "grounding_emulator.errors",
     "grounding_emulator.search.fusion",
     "grounding_emulator.answer.query_classes",
     "grounding_emulator.answer.rephrase",

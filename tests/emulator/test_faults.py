@@ -119,5 +119,5 @@ def test_injector_rules():
         faults.fail("Search", code="unavailable")
     with pytest.raises(ValueError, match="OK"):
         faults.fail("Search", code=grpc.StatusCode.OK)
-    with pytest.raises(ValueError, match="times must be >= 1"):
+    with pytest.raises(ValueError, match="times must be an int >= 1"):
         faults.fail("Search", code="INTERNAL", times=0)

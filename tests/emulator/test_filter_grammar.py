@@ -136,7 +136,8 @@ REFUSED = [
         ": office.location: GEO_DISTANCE with an address needs geocoding, which the emulator "
         "cannot do offline: write office.location: GEO_DISTANCE(latitude, longitude, meters)",
     ),
-    ("NOT (" * 300 + "score = 1" + ")" * 300, " nests NOT, AND and OR more than 100 levels"),
+    ("NOT (" * 300 + "score = 1" + ")" * 300, " nests parentheses 300 levels deep"),
+    ("NOT (a = 1 AND " * 60 + "a = 1" + ")" * 60, " nests NOT, AND and OR more than 100 levels"),
 ]
 
 

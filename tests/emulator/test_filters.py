@@ -13,6 +13,7 @@ from grounding_emulator.corpus.datastore import flatten_struct
 from grounding_emulator.corpus.schema import detect_types, parse_moment
 from grounding_emulator.search.filters import (
     MAX_FILTER_DEPTH,
+    MAX_FILTER_LENGTH,
     AnyOf,
     BoolOp,
     Compare,
@@ -247,22 +248,56 @@ def test_malformed_filters_name_the_field_and_column(text, fragment):
 
 
 def test_deep_nesting_is_refused_and_long_filters_are_not_echoed_whole():
-    deep = "NOT (" * 600 + "a = 1" + ")" * 600
+    # Before parsing, by a linear pre-scan: parentheses, or negations in a row, too deep.
     with pytest.raises(InvalidArgument) as excinfo:
-        parse_filter(deep)
+        parse_filter("NOT (" * 600 + "a = 1" + ")" * 600)
+    assert str(excinfo.value) == (
+        f"filter nests parentheses 600 levels deep; at most {MAX_FILTER_DEPTH} are allowed: "
+        "write it flatter (a OR b OR c needs no parentheses)"
+    )
+    with pytest.raises(InvalidArgument) as excinfo:
+        parse_filter("(" * 5000 + "a = 1" + ")" * 5000)
+    assert "nests parentheses 5000 levels deep" in str(excinfo.value)
+    with pytest.raises(InvalidArgument) as excinfo:
+        parse_filter("- NOT " * 60 + "a = 1")
+    assert str(excinfo.value) == (
+        f"filter has 120 negations (NOT or -) in a row; at most {MAX_FILTER_DEPTH} are "
+        "allowed: two negations cancel out"
+    )
+    # After parsing: NOT, AND and OR nesting deeper than the bound by other means.
+    with pytest.raises(InvalidArgument) as excinfo:
+        parse_filter("NOT (a = 1 AND " * 60 + "a = 1" + ")" * 60)
     assert str(excinfo.value) == (
         f"filter nests NOT, AND and OR more than {MAX_FILTER_DEPTH} levels deep: write it "
         "flatter (a OR b OR c needs no parentheses)"
     )
     at_limit = "NOT " * (MAX_FILTER_DEPTH - 1) + "a = 1"
     assert parse_filter(at_limit) is not None
-    # Parentheses alone add no depth, however many.
-    assert parse_filter("(" * 5000 + "a = 1" + ")" * 5000) == Compare("a", "=", 1.0)
+    assert parse_filter("(" * MAX_FILTER_DEPTH + "a = 1" + ")" * MAX_FILTER_DEPTH) == Compare(
+        "a", "=", 1.0
+    )
+    # Strings, field names with dashes and negative numbers are no nesting.
+    quoted = 'a: ANY("' + "((((NOT -" * 200 + '")'
+    assert parse_filter(quoted) == AnyOf("a", ("((((NOT -" * 200,))
+    assert parse_filter("non-smoking" + "-" * 200 + " > -5") is not None
     long = 'a: ANY("' + "x" * 20_000 + '") )'
     with pytest.raises(InvalidArgument) as excinfo:
         parse_filter(long)
-    assert "(part of a 20012-character filter)" in str(excinfo.value)
+    assert "…'xxxxx" in str(excinfo.value)
+    assert "x'… (20012 characters)" not in str(excinfo.value)  # the end is quoted: no tail
+    assert """x") )' (20012 characters)""" in str(excinfo.value)
     assert len(str(excinfo.value)) < 400
+
+
+def test_a_filter_over_the_length_bound_is_refused_before_parsing():
+    longest = "a = 1" + " " * (MAX_FILTER_LENGTH - 5)
+    assert parse_filter(longest) == Compare("a", "=", 1.0)
+    with pytest.raises(InvalidArgument) as excinfo:
+        parse_filter(longest + " ", "boost_spec.condition_boost_specs[0].condition")
+    assert str(excinfo.value) == (
+        f"boost_spec.condition_boost_specs[0].condition has {MAX_FILTER_LENGTH + 1} characters; "
+        f"at most {MAX_FILTER_LENGTH} are allowed (the emulator's bound: Google documents none)"
+    )
 
 
 def test_aip160_or_binds_tighter_than_and():

@@ -17,6 +17,7 @@ AGREEING = [
     (client_facts.MAX_FACTS, limits.MAX_FACTS, 200),
     (client_facts.MAX_FACT_CHARS, limits.MAX_FACT_CHARS, 10_000),
     (client_facts.MAX_ANSWER_TOKENS, limits.MAX_ANSWER_TOKENS, 4_096),
+    (client_facts.MAX_ANSWER_CHARS, limits.MAX_ANSWER_CHARS, 131_072),  # Google does not say
     (client_specs.GroundingSpec().citation_threshold, limits.DEFAULT_CITATION_THRESHOLD, 0.6),
     (client_specs.MAX_PAGE_SIZE, limits.MAX_PAGE_SIZE, 100),
     (client_specs.MAX_CHUNK_NEIGHBOURS, limits.MAX_CHUNK_NEIGHBOURS, 3),

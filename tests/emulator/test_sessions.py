@@ -415,3 +415,21 @@ def test_concurrent_turns_are_all_recorded(answer_client, sessions):
     assert len(stored.turns) == 1 + len(queries)
     assert sorted(t.query.text for t in stored.turns[1:]) == sorted(queries)
     assert {t.answer for t in stored.turns[1:]} == {a.answer.name for a in answers}
+
+
+@pytest.mark.parametrize(
+    ("filter_", "fragment"),
+    [
+        ("(" * 600 + 'user_pseudo_id = "u"' + ")" * 600, "nests parentheses 600 levels deep"),
+        ("user_pseudo_id = " + "x" * 20_000 + " AND", "(20021 characters)"),
+    ],
+    ids=["600 deep", "20 KB malformed"],
+)
+def test_list_sessions_refuses_a_deep_or_long_filter_by_name(sessions, filter_, fragment):
+    # Before the parser (no RecursionError), and quoting a bounded excerpt (no 20 KB echo).
+    with pytest.raises(core_exceptions.InvalidArgument) as caught:
+        sessions.list_sessions(request={"parent": BARE_DATA_STORE, "filter": filter_}, **ONCE)
+    message = caught.value.message
+    assert message.startswith("filter")
+    assert fragment in message
+    assert len(message) < 600

@@ -290,7 +290,9 @@ def test_garbage_request_is_invalid_argument(emulator):
     assert response.total_size > 0
 
 
-def test_oversized_request_is_resource_exhausted():
+def test_oversized_request_is_invalid_argument_as_google_says_it():
+    """Google's API front end: INVALID_ARGUMENT "Request payload size exceeds the limit: N
+    bytes."; beyond four times the limit gRPC refuses it before the emulator sees it."""
     store = CorpusStore()
     with (
         EmulatorServer(store, max_request_bytes=4096) as server,
@@ -304,7 +306,14 @@ def test_oversized_request_is_resource_exhausted():
         )
         with pytest.raises(grpc.RpcError) as excinfo:
             call(de.CheckGroundingRequest.serialize(request), timeout=10)
-    assert excinfo.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert excinfo.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert excinfo.value.details() == "Request payload size exceeds the limit: 4096 bytes."
+        request.answer_candidate = "x " * 8200  # over 4 x 4096 bytes
+        with pytest.raises(grpc.RpcError) as excinfo:
+            call(de.CheckGroundingRequest.serialize(request), timeout=10)
+        assert excinfo.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        request.answer_candidate = "x " * 2000  # within the limit
+        assert call(de.CheckGroundingRequest.serialize(request), timeout=10)
 
 
 def test_unknown_method_is_unimplemented(emulator):

@@ -214,7 +214,6 @@ def test_policies(retriever, emulator):
         (42, "takes a dict"),
         ({"answer": "x"}, "no documents to check"),
         ({"documents": []}, "no answer in the output"),
-        ({"answer": "", "documents": ["fact"]}, "answer_candidate is empty"),
         ({"answer": 42, "documents": ["fact"]}, "answer must be a str or an AIMessage"),
         ({"answer": "x", "documents": [1]}, r"documents\[0\] must be a Document or str"),
         ({"answer": "x", "documents": ["f"] * 201}, "201 non-empty sources"),

@@ -361,8 +361,6 @@ class FixedQueryEngine(BaseQueryEngine):
 @pytest.mark.parametrize(
     ("response", "message"),
     [
-        (Response(response=None), r"InputError: the response has no text"),
-        (Response(response=" "), r"InputError: answer_candidate is empty"),
         (
             PydanticResponse(response=Verdict(answer="Paris")),
             r"InputError: GroundedQueryEngine checks text answers",

@@ -17,6 +17,7 @@ from benchmarks import (
     bench_fanout,
     bench_import_time,
     bench_overhead,
+    bench_pathological,
     bench_vs_peer_grounding,
     bench_vs_peer_retrievers,
 )
@@ -28,6 +29,7 @@ from grounding_core import RankSignals, SourceChunk
 
 MODULES = [
     bench_overhead,
+    bench_pathological,
     bench_vs_peer_retrievers,
     bench_vs_peer_grounding,
     bench_fanout,

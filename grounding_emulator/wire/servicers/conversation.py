@@ -54,7 +54,7 @@ from grounding_emulator.answer.conversations import (
 from grounding_emulator.answer.rephrase import rephrase
 from grounding_emulator.answer.sessions import new_id
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import CONVERSE_RESULTS, MAX_REPHRASE_STEPS
 from grounding_emulator.search.engine import SearchPage, SearchParams, search
 from grounding_emulator.search.summary import RESULT_COUNT_FIELD, GeneratedSummary, generate_summary
@@ -126,8 +126,8 @@ class ConversationServicer(Servicer):
             given = parse_conversation_name(request.conversation.name, "conversation.name")
             if given.parent.key != parent.key:
                 raise InvalidArgument(
-                    f"conversation.name {request.conversation.name!r} is not under parent "
-                    f"{request.parent!r}",
+                    f"conversation.name {excerpt(request.conversation.name)} is not under parent "
+                    f"{excerpt(request.parent)}",
                     field="conversation.name",
                 )
             conversation_id = given.conversation
@@ -150,8 +150,8 @@ class ConversationServicer(Servicer):
         serving_config = parse_serving_config(request.serving_config)
         if parse_session_parent(serving_config.parent_path).key != name.parent.key:
             raise InvalidArgument(
-                f"serving_config {request.serving_config!r} is not a serving config of "
-                f"{name.parent.path!r}, the conversation's "
+                f"serving_config {excerpt(request.serving_config)} is not a serving config of "
+                f"{excerpt(name.parent.path)}, the conversation's "
                 f"{'engine' if name.parent.engine else 'data store'}: use "
                 f"{name.parent.path}/servingConfigs/{_DEFAULT_SERVING_CONFIG} or leave it unset",
                 field="serving_config",

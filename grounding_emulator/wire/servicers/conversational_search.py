@@ -29,7 +29,8 @@ from google.cloud import discoveryengine_v1 as de
 from grounding_emulator.answer.engine import AnswerParams, generate_answer
 from grounding_emulator.answer.sessions import Session, Turn, new_id
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.errors import InvalidArgument, excerpt
+from grounding_emulator.wire.call_state import watched
 from grounding_emulator.wire.messages import ChunkNames, discovery_answer_response
 from grounding_emulator.wire.messages.session import session_message
 from grounding_emulator.wire.names import (
@@ -121,8 +122,8 @@ class ConversationalSearchServicer(Servicer):
         name = parse_session_name(request.session, "session", allow_new=True)
         if name.parent.key != parse_session_parent(serving_config.parent_path).key:
             raise InvalidArgument(
-                f"session {request.session!r} is not a session of "
-                f"{serving_config.parent_path!r}, the serving config's "
+                f"session {excerpt(request.session)} is not a session of "
+                f"{excerpt(serving_config.parent_path)}, the serving config's "
                 f"{'engine' if serving_config.engine else 'data store'}: use "
                 f"{serving_config.parent_path}/sessions/-",
                 field="session",
@@ -148,7 +149,7 @@ class ConversationalSearchServicer(Servicer):
             session = self.backend.sessions.get(session_name.key, request.session)
         history = tuple(t.query for t in session.turns) if session else ()
         answer = generate_answer(
-            data_store, _params(request, data_store, history), self.backend.judge
+            data_store, _params(request, data_store, history), watched(self.backend.judge)
         )
 
         now = _dt.datetime.now(_dt.timezone.utc)

@@ -9,7 +9,7 @@ from google.developer_knowledge_v1 import types as dk
 
 from grounding_emulator.answer.engine import AnswerParams, generate_answer
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.errors import InvalidArgument, NotFound
+from grounding_emulator.errors import InvalidArgument, NotFound, excerpt
 from grounding_emulator.limits import (
     DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE,
     MAX_BATCH_DOCUMENTS,
@@ -22,6 +22,7 @@ from grounding_emulator.wire.messages import (
     developer_document,
     developer_search_response,
 )
+from grounding_emulator.wire.call_state import watched
 from grounding_emulator.wire.names import check_document_name
 from grounding_emulator.wire.servicers.registry import Servicer, rpc
 
@@ -61,7 +62,7 @@ class DeveloperKnowledgeServicer(Servicer):
     def _document(self, data_store: DataStore, name: str, field: str) -> Any:
         document = data_store.document_by_name(check_document_name(name, field))
         if document is None:
-            raise NotFound(f"document {name!r} not found")
+            raise NotFound(f"document {excerpt(name)} not found")
         return document
 
     @rpc("SearchDocumentChunks", dk.SearchDocumentChunksRequest.pb())
@@ -107,7 +108,10 @@ class DeveloperKnowledgeServicer(Servicer):
 
     @rpc("AnswerQuery", dk.AnswerQueryRequest.pb())
     def answer_query(self, request: Any) -> Any:
-        """``AnswerQuery``: an extractive answer; empty when nothing relevant is found."""
+        """``AnswerQuery``: an extractive answer. When nothing relevant is found: an empty
+        ``answer_text``, no citations, no references. Google's ``Answer`` has only those three
+        fields (no state, no skip reason: ``google.developers.knowledge.v1.Answer``) and its
+        docs do not say what a declined answer looks like; empty is the least surprising."""
         answer = generate_answer(
             self._data_store(),
             AnswerParams(
@@ -117,6 +121,6 @@ class DeveloperKnowledgeServicer(Servicer):
                 query_field="query",
                 filter_field="filter",
             ),
-            self.backend.judge,
+            watched(self.backend.judge),
         )
         return developer_answer_response(answer)

@@ -8,6 +8,7 @@ from google.cloud import discoveryengine_v1 as de
 
 from grounding_emulator.grounding.check import run_check
 from grounding_emulator.grounding.judge import Fact
+from grounding_emulator.wire.call_state import watched
 from grounding_emulator.wire.labels import check_labels
 from grounding_emulator.wire.messages import check_grounding_response
 from grounding_emulator.wire.names import parse_grounding_config
@@ -31,7 +32,8 @@ class GroundedGenerationServicer(Servicer):
         facts = [Fact(f.fact_text, dict(f.attributes)) for f in request.facts]
         spec = request.grounding_spec
         threshold = spec.citation_threshold if spec.HasField("citation_threshold") else None
-        checked = run_check(request.answer_candidate, facts, self.backend.judge, threshold)
+        judge = watched(self.backend.judge)
+        checked = run_check(request.answer_candidate, facts, judge, threshold)
         return check_grounding_response(
             request.answer_candidate,
             facts,

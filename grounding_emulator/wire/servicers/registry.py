@@ -29,6 +29,7 @@ __all__ = [
     "method_table",
     "registered",
     "rpc",
+    "rpc_paths",
 ]
 
 # Discovery Engine RPCs are served under every version by the same servicer: the wire formats
@@ -107,6 +108,17 @@ class Servicer:
 def registered() -> tuple[type[Servicer], ...]:
     """Every servicer class defined so far, in definition order."""
     return tuple(_REGISTRY)
+
+
+def rpc_paths() -> tuple[str, ...]:
+    """The full path (``/package.Service/Method``) of every RPC the registered servicers serve,
+    in registration order; what :func:`method_table` serves, without building a servicer."""
+    return tuple(
+        f"/{service}/{spec.name}"
+        for cls in registered()
+        for spec in cls.rpcs.values()
+        for service in cls.services
+    )
 
 
 def method_table(backend: Backend) -> list[Method]:

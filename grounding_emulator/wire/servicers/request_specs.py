@@ -13,7 +13,7 @@ from typing import Any
 from google.cloud import discoveryengine_v1 as de
 
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import MAX_USER_PSEUDO_ID
 from grounding_emulator.search.engine import ConditionBoost, Mode
 
@@ -48,13 +48,14 @@ def data_store_specs(
         match = _DATA_STORE.match(spec.data_store)
         if match is None:
             raise InvalidArgument(
-                f"{name} {spec.data_store!r} is not a data store name: expected "
+                f"{name} {excerpt(spec.data_store)} is not a data store name: expected "
                 "projects/{p}/locations/{l}/collections/{c}/dataStores/{d}",
                 field=name,
             )
         if match["data_store"] != data_store.id:
             raise InvalidArgument(
-                f"{name} {match['data_store']!r} is not a data store of this serving config: it "
+                f"{name} {excerpt(match['data_store'])} is not a data store of this serving "
+                "config: it "
                 f"searches projects/{{p}}/locations/{{l}}/collections/{{c}}/dataStores/"
                 f"{data_store.id}",
                 field=name,

@@ -24,7 +24,7 @@ from grounding_emulator.answer.sessions import (
     check_update_paths,
     new_id,
 )
-from grounding_emulator.errors import InvalidArgument, NotFound
+from grounding_emulator.errors import InvalidArgument, NotFound, excerpt
 from grounding_emulator.wire.messages.session import session_fields, session_message
 from grounding_emulator.wire.names import (
     parse_answer_name,
@@ -60,7 +60,8 @@ class SessionServicer(Servicer):
             given = parse_session_name(request.session.name, "session.name")
             if given.parent.key != parent.key:
                 raise InvalidArgument(
-                    f"session.name {request.session.name!r} is not under parent {request.parent!r}",
+                    f"session.name {excerpt(request.session.name)} is not under parent "
+                    f"{excerpt(request.parent)}",
                     field="session.name",
                 )
             session_id = given.session

@@ -1,0 +1,71 @@
+"""grounding_core.arguments: unknown keyword arguments named with the closest known name."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+import pytest
+from pydantic import BaseModel, ValidationError
+from typing_extensions import Unpack
+
+from grounding_core import refuse_unknown_arguments, unknown_arguments_message, without_inputs
+
+
+class _Options(TypedDict, total=False):
+    timeout: float
+    location: str
+
+
+class _Component:
+    @refuse_unknown_arguments
+    def __init__(self, query: str, *, k: int = 4, **options: Unpack[_Options]) -> None:
+        self.query, self.k, self.options = query, k, options
+
+
+def test_known_names_pass_through():
+    built = _Component("q", k=2, timeout=1.5, location="eu")
+    assert (built.query, built.k, built.options) == ("q", 2, {"timeout": 1.5, "location": "eu"})
+    assert _Component(query="q").query == "q"  # a named parameter given by keyword
+
+
+def test_an_unknown_name_is_a_type_error_naming_it_and_the_closest():
+    with pytest.raises(TypeError) as info:
+        _Component("q", locaton="eu", zzz=1)
+    assert str(info.value) == (
+        "_Component got unknown arguments 'locaton' (did you mean 'location'?), 'zzz': check "
+        "the spelling; help(_Component) lists the arguments"
+    )
+
+
+def test_a_subclass_is_named_by_its_own_name():
+    class Mine(_Component):
+        pass
+
+    with pytest.raises(
+        TypeError, match=r"^Mine got an unknown argument 'kk' \(did you mean 'k'\?\)"
+    ):
+        Mine("q", kk=1)
+
+
+def test_no_message_when_every_name_is_known():
+    assert unknown_arguments_message("C", [], ["k"]) is None
+    assert unknown_arguments_message("C", ["k"], ["k"]) is None
+    assert unknown_arguments_message("C", [3], ["k"]) == (
+        "C got an unknown argument '3': check the spelling; help(C) lists the arguments"
+    )
+
+
+class _Model(BaseModel):
+    k: int
+
+
+def test_without_inputs_drops_every_input():
+    with pytest.raises(ValidationError) as info:
+        _Model(k="secret-ish")
+    error = without_inputs(info.value)
+    assert type(error) is ValidationError
+    assert error.title == "_Model"
+    assert [(e["loc"], e["type"], e["input"]) for e in error.errors()] == [
+        (("k",), "int_parsing", None)
+    ]
+    assert "secret-ish" not in str(error) + repr(error) + error.json()

@@ -1,0 +1,113 @@
+"""The untrusted-text rules exactly: every character class ``printable`` replaces (and the
+neighbours it keeps), the JSON escapes, and what ``safe_href`` links and encodes."""
+
+import json
+
+import pytest
+
+from grounding_core.untrusted import LINK_SCHEMES, json_escaped, one_line, printable, safe_href
+
+
+def test_c0_controls_become_control_pictures_except_tab_and_line_feed():
+    every = "".join(chr(c) for c in range(0x20))
+    expected = "".join(chr(0x2400 + c) for c in range(0x20))
+    expected = expected.replace("\u2409", "\t").replace("\u240a", "\n")
+    assert printable(every) == expected
+    assert printable("\x1b]0;title\x07\x1b[2J") == "\u241b]0;title\u2407\u241b[2J"
+
+
+def test_del_c1_surrogates_and_bidi_controls():
+    assert printable("\x7f") == "\u2421"
+    assert printable("\x7e\x80\x9b\x9f\xa0") == "\x7e\ufffd\ufffd\ufffd\xa0"
+    assert printable("\ud7ff\ud800\udbff\udc00\udfff\ue000") == "\ud7ff" + "\ufffd" * 4 + "\ue000"
+    bidi = "\u2029\u202a\u202b\u202c\u202d\u202e\u202f\u2065\u2066\u2067\u2068\u2069\u206a"
+    assert printable(bidi) == "\u2029" + "\ufffd" * 5 + "\u202f\u2065" + "\ufffd" * 4 + "\u206a"
+    # The implicit direction marks are kept: they are ordinary in RTL text.
+    assert printable("\u200e\u200f\u061c") == "\u200e\u200f\u061c"
+
+
+def test_line_ends():
+    assert printable("a\r\nb\rc\n\rd") == "a\nb\u240dc\n\u240dd"
+    assert printable("\r\r\n") == "\u240d\n"
+
+
+def test_one_line():
+    assert one_line("  a\n\tb \u2028 c\x1b  ") == "a b c\u241b"
+    assert one_line("") == ""
+
+
+def test_json_escapes_keep_the_value():
+    value = {"t": "a\x1b[2J\x7f\x9b\u202e\ud800\u2066 é\n"}
+    dumped = json_escaped(json.dumps(value, ensure_ascii=False))
+    assert dumped == '{"t": "a\\u001b[2J\\u007f\\u009b\\u202e\\ud800\\u2066 é\\n"}'
+    assert json.loads(dumped) == value
+
+
+@pytest.mark.parametrize(
+    ("uri", "href"),
+    [
+        ("https://docs.python.org/3/", "https://docs.python.org/3/"),
+        ("HTTP://Example.org/?a=1&b=2#c", "HTTP://Example.org/?a=1&b=2#c"),
+        ("https://[::1]:8080/a", "https://[::1]:8080/a"),
+        ("http://x/a b\tc\nd\re", "http://x/a%20b%09c%0Ad%0De"),
+        ("http://x/\"'<>()\\`", "http://x/%22%27%3C%3E%28%29%5C%60"),
+        ("http://x/\x00\x1f\x7f\x80\x9f", "http://x/%00%1F%7F%C2%80%C2%9F"),
+        ("http://x/é/日本/%20", "http://x/é/日本/%20"),
+        ("http://x/e\u0301\u0663\u2013\u20ac", "http://x/e\u0301\u0663\u2013\u20ac"),
+        (
+            "http://x/\xa0\u2028\u202e\u200b\ud800",
+            "http://x/%C2%A0%E2%80%A8%E2%80%AE%E2%80%8B%EF%BF%BD",
+        ),
+        ("http://x/\ue000\U000e0001", "http://x/%EE%80%80%F3%A0%80%81"),
+        ("http://x/{}|^~!*$,;=:@", "http://x/{}|^~!*$,;=:@"),
+    ],
+    ids=[
+        "plain",
+        "case-query-fragment",
+        "ipv6",
+        "whitespace",
+        "quotes-brackets-parens",
+        "controls",
+        "iri-letters-and-escapes",
+        "iri-marks-digits-punctuation-symbols",
+        "invisible",
+        "private-and-tags",
+        "kept-punctuation",
+    ],
+)
+def test_safe_links_and_their_encoding(uri, href):
+    assert safe_href(uri) == href
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "",
+        "https://",
+        "https:///x",
+        "https://?x",
+        "https://#x",
+        "https:// x",
+        "https://\nx",
+        "https://%41",
+        "https:/x",
+        "https:x",
+        "//x.example/",
+        " https://x.example/",
+        "https ://x.example/",
+        "ftp://x.example/",
+        "gs://bucket/o",
+        "file:///etc/passwd",
+        "javascript://x.example/%0Aalert(1)",
+        "JavaScript:alert(1)",
+        "data:text/html,<script>x</script>",
+        "vbscript:msgbox(1)",
+        "httpx://x.example/",
+    ],
+)
+def test_what_never_becomes_a_link(uri):
+    assert safe_href(uri) is None
+
+
+def test_the_link_schemes():
+    assert LINK_SCHEMES == ("http", "https")

@@ -1,0 +1,231 @@
+"""No input stalls the emulator (issue 16): every text step is linear in its input, and a call
+that is no longer wanted stops its work.
+
+Linearity is asserted against ordinary prose of the same length timed in the same test (no
+wall-clock threshold): before the fix the families below took 200 to 2000 times as long as prose
+at 100,000 characters (quadratic scans), now they take about as long. The splits of the
+rewritten paths are pinned on the inputs they were rewritten for (the values the old regexes
+gave). Over a real gRPC channel: another client's Search is served while a long CheckGrounding
+is in flight, and a call whose deadline passes stops judging at the next claim.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+import grpc
+import pytest
+from google.api_core import exceptions as core_exceptions
+from google.cloud import discoveryengine_v1 as de
+
+from grounding_emulator import EmulatorServer
+from grounding_emulator.corpus.chunking import _atx_heading, blocks_from_markdown
+from grounding_emulator.grounding.claims import _protected, split_claims, split_segments
+from grounding_emulator.grounding.judge import Claim, Fact, Verdict
+from tests.emulator.conftest import GROUNDING_CONFIG, serving_config
+
+SIZE = 100_000
+# Quadratic families were 200x to 2000x prose at SIZE (more than 10 s); linear ones stay under
+# 15x even on a loaded machine.
+MAX_RATIO = 60
+PROSE = ("The pass statement does nothing at all here. " * (SIZE // 45 + 1))[:SIZE]
+
+FAMILIES: dict[str, str] = {
+    "one run without spaces": "a" * SIZE,
+    "many dots": "a." * (SIZE // 2),
+    "only dots": "." * SIZE,
+    "many @ and dots": "a.b@" * (SIZE // 4),
+    "e-mail after e-mail": "a@b.c+" * (SIZE // 6),
+    "many inline code spans": "`x`. " * (SIZE // 5),
+    "many link openings": "](" * (SIZE // 2),
+    "URL scheme then dots": "http://" + "." * SIZE,
+    "long run of spaces": "a" + " " * SIZE + "b",
+    "heading then spaces": "# a" + " " * SIZE + "b",
+    "bold line then spaces": "**b**" + " " * SIZE + "x",
+    "table rule then spaces": "|---|" + " " * SIZE + "x",
+    "many Thai words": "ก " * (SIZE // 2),
+    "many German ordinals": "am 1. Mai " * (SIZE // 10),
+    "lines without a newline": "word\u2028" * (SIZE // 5),
+}
+
+
+def _seconds(func: Callable[[str], object], text: str) -> float:
+    start = time.perf_counter()
+    func(text)
+    return time.perf_counter() - start
+
+
+@pytest.fixture(scope="module")
+def prose_seconds() -> float:
+    split_claims(PROSE)  # warm up
+    return min(_seconds(split_claims, PROSE) for _ in range(2))
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_the_claim_splitter_is_linear(family: str, prose_seconds: float) -> None:
+    elapsed = _seconds(split_claims, FAMILIES[family])
+    assert elapsed < MAX_RATIO * prose_seconds, (family, elapsed, prose_seconds)
+
+
+def test_markdown_headings_are_linear_in_their_spaces() -> None:
+    heading = "# a" + " " * SIZE + "b"
+    elapsed = _seconds(blocks_from_markdown, heading)
+    baseline = _seconds(blocks_from_markdown, PROSE)
+    assert elapsed < MAX_RATIO * max(baseline, 1e-3)
+    assert [(b.kind, b.level, b.text) for b in blocks_from_markdown(heading)] == [
+        ("heading", 1, "a" + " " * SIZE + "b")
+    ]
+
+
+# The ATX heading regex the chunker used before (quadratic on a long run of spaces).
+OLD_ATX = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "## Setup ##",
+        "# Title   #  #",
+        "#  ",
+        "# ##",
+        "# ",
+        "## ",
+        "####### seven",
+        "#\tTab\t",
+        "#x",
+    ],
+)
+def test_atx_headings_are_what_the_old_regex_captured(line: str) -> None:
+    old = OLD_ATX.match(line)
+    assert _atx_heading(line) == ((len(old[1]), old[2].strip()) if old else None)
+
+
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        ("Write to a@b.c+d@e.f. Then wait.", ["Write to a@b.c+d@e.f.", "Then wait."]),
+        ("See [docs](https://x.y/a.b). It works.", ["See [docs](https://x.y/a.b).", "It works."]),
+        ("Run `x. y` now. Done.", ["Run `x. y` now.", "Done."]),
+        ("| a | b |\n|---|---|   \n| 1 | 2 |", ["| a | b |", "| 1 | 2 |"]),
+        (
+            "**Pricing** :  \nIt costs 3 USD. It is cheap.",
+            ["Pricing", "It costs 3 USD.", "It is cheap."],
+        ),
+        ("## Setup ##   \nInstall it. Run it.", ["Setup", "Install it.", "Run it."]),
+        (
+            "ถ้ายื่นออนไลน์ จะได้เงินคืนเร็ว ภาษีต้องยื่นภายในเดือนมีนาคม",
+            ["ถ้ายื่นออนไลน์ จะได้เงินคืนเร็ว", "ภาษีต้องยื่นภายในเดือนมีนาคม"],
+        ),
+        ("am 23. April 2024 begann es. Es endete.", ["am 23. April 2024 begann es.", "Es endete."]),
+        (
+            "A line that is long enough to be wrapped text here\u2028and goes on. Next one.",
+            ["A line that is long enough to be wrapped text here\u2028and goes on.", "Next one."],
+        ),
+        ("a.b.c@d.e. The end.", ["a.b.c@d.e.", "The end."]),
+    ],
+)
+def test_rewritten_paths_split_as_before(text: str, claims: list[str]) -> None:
+    assert [text[s:e] for s, e in split_claims(text)] == claims  # fmt: skip
+
+
+def test_a_table_rule_with_trailing_spaces_still_marks_the_header() -> None:
+    text = "| a | b |\n|---|---|   \n| 1 | 2 |"
+    assert [s.kind.value for s in split_segments(text)] == ["table_header", "table_row"]
+
+
+def test_protected_spans_are_those_of_the_one_alternation() -> None:
+    text = "x a@b.c+d@e.f y ](a)(b) ``c`` http://q.r/s. www.t.u"
+    # "+d@e.f" starts inside the run the first address ended in: still an address, as before.
+    spans = [(2, 7), (7, 13), (16, 20), (24, 29), (30, 42), (44, 51)]
+    assert _protected(text, 0, len(text)) == spans
+
+
+# -- over a real gRPC channel ----------------------------------------------------------------
+
+
+class CountingJudge:
+    """Judges each claim slowly (``pause`` seconds) and records how many it took."""
+
+    def __init__(self, pause: float) -> None:
+        self.pause = pause
+        self.judged = 0
+        self.done = threading.Event()
+
+    def __call__(
+        self, claims: Sequence[Claim], facts: Sequence[Fact], citation_threshold: float
+    ) -> tuple[Verdict, ...]:
+        verdicts = []
+        try:
+            for _ in claims:
+                self.judged += 1
+                time.sleep(self.pause)
+                verdicts.append(Verdict(True, (0,), 0.9))
+            return tuple(verdicts)
+        finally:
+            self.done.set()
+
+
+def _grounding_client(address: str) -> de.GroundedGenerationServiceClient:
+    transport = de.GroundedGenerationServiceClient.get_transport_class("grpc")(
+        channel=grpc.insecure_channel(address)
+    )
+    return de.GroundedGenerationServiceClient(transport=transport)
+
+
+def _many_claims(count: int) -> str:
+    return " ".join(f"Cloud Run scales service {i} to zero." for i in range(count))
+
+
+def test_a_call_whose_deadline_passes_stops_judging(emulator) -> None:
+    judge = CountingJudge(pause=0.05)
+    claims = 200
+    with EmulatorServer(emulator.store, judge=judge) as server:
+        client = _grounding_client(server.address)
+        request = de.CheckGroundingRequest(
+            grounding_config=GROUNDING_CONFIG,
+            answer_candidate=_many_claims(claims),
+            facts=[{"fact_text": "Cloud Run scales to zero."}],
+        )
+        with pytest.raises(core_exceptions.DeadlineExceeded):
+            client.check_grounding(request=request, timeout=0.5, retry=None)
+        assert judge.done.wait(30), "the judge never stopped"
+    assert 0 < judge.judged < claims  # stopped at the next claim, not after all 200
+
+
+def test_another_clients_search_is_served_while_a_long_check_runs(emulator) -> None:
+    answer = _many_claims(100)
+    fact = ("Cloud Run scales container instances to zero when no requests arrive. " * 150)[:9_990]
+    request = de.CheckGroundingRequest(
+        grounding_config=GROUNDING_CONFIG,
+        answer_candidate=answer,
+        facts=[{"fact_text": f"{fact} {n}"} for n in range(20)],  # 20 distinct facts: no cache
+    )
+    results: dict[str, object] = {}
+
+    def slow() -> None:
+        results["check"] = _grounding_client(emulator.address).check_grounding(
+            request=request, timeout=600
+        )
+        results["check_done"] = time.perf_counter()
+
+    thread = threading.Thread(target=slow)
+    thread.start()
+    try:
+        search = de.SearchServiceClient(
+            transport=de.SearchServiceClient.get_transport_class("grpc")(
+                channel=grpc.insecure_channel(emulator.address)
+            )
+        )
+        time.sleep(0.2)  # let the check start
+        search_request = de.SearchRequest(serving_config=serving_config(), query="lighthouse")
+        response = search.search(request=search_request, timeout=600)
+        search_done = time.perf_counter()
+        assert thread.is_alive(), "the check finished before the search: nothing was measured"
+    finally:
+        thread.join()
+    assert len(response.results) > 0
+    assert search_done < results["check_done"]  # type: ignore[operator]
+    assert len(results["check"].claims) == 100  # type: ignore[attr-defined]

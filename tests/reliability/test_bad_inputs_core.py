@@ -1,0 +1,316 @@
+"""Bad inputs of the core's public API that used to crash untyped (issue #16, points 6 and 7):
+lone surrogates, odd metadata, non-finite or mistyped options, an oversized request. Each gets
+a typed error naming the field, through the public API against the session emulator."""
+
+import datetime as dt
+import math
+
+import numpy as np
+import pytest
+from langchain_core.documents import Document
+
+from grounding_core import (
+    AnswerSpec,
+    CallOptions,
+    ChunkSearchSpec,
+    ConfigurationError,
+    DataStoreSpec,
+    DeveloperKnowledgeClients,
+    DeveloperKnowledgeSearchSpec,
+    DiscoveryEngineClients,
+    GroundingSource,
+    GroundingSpec,
+    InputError,
+    RetryPolicy,
+    SummarySpec,
+    answer_developer_query,
+    answer_query,
+    check_grounding,
+    create_session,
+    search_chunks,
+    search_developer_knowledge,
+)
+from langchain_grounding import GroundingChecker
+from tests.reliability.test_bad_inputs import CONFIG, STORE
+from tests.reliability.test_bad_inputs import test_bad_input_gets_a_clear_error as refused_clearly
+
+FACT = "Lighthouses guide ships."
+SURROGATE = "holds a lone surrogate (U+D800) at character"
+
+
+def de(emulator):
+    return DiscoveryEngineClients(emulator_host=emulator.address)
+
+
+def dk(emulator):
+    return DeveloperKnowledgeClients(emulator_host=emulator.address)
+
+
+def check_with(emulator, metadata):
+    return check_grounding(de(emulator), CONFIG, FACT, ["", GroundingSource(FACT, metadata)])
+
+
+def circular():
+    loop: dict = {}
+    loop["self"] = loop
+    return {"x": loop}
+
+
+def nested(levels):
+    value: list = []
+    for _ in range(levels):
+        value = [value]
+    return {"deep": value}
+
+
+# (id, callable taking the emulator, expected exception, message fragments)
+CASES = [
+    # -- lone surrogates in what the client sends ---------------------------------------------
+    (
+        "lone surrogate in a search query",
+        lambda e: search_chunks(de(e), STORE, "light\ud800house"),
+        InputError,
+        [f"query {SURROGATE} 5", "not valid UTF-8", "or remove it"],
+    ),
+    (
+        "lone surrogate in a filter",
+        lambda e: search_chunks(de(e), STORE, "x", ChunkSearchSpec(filter='lang: ANY("\ud800")')),
+        InputError,
+        [f"ChunkSearchSpec.filter {SURROGATE} 11"],
+    ),
+    (
+        "lone surrogate in order_by",
+        lambda e: search_chunks(de(e), STORE, "x", ChunkSearchSpec(order_by="\ud800")),
+        InputError,
+        [f"ChunkSearchSpec.order_by {SURROGATE} 0"],
+    ),
+    (
+        "lone surrogate in an answer query",
+        lambda e: answer_query(de(e), STORE, "why\ud800"),
+        InputError,
+        [f"query {SURROGATE} 3"],
+    ),
+    (
+        "lone surrogate in an answer preamble",
+        lambda e: answer_query(de(e), STORE, "why", AnswerSpec(preamble="be \ud800 brief")),
+        InputError,
+        [f"AnswerSpec.preamble {SURROGATE} 3"],
+    ),
+    (
+        "lone surrogate in a Developer Knowledge query",
+        lambda e: search_developer_knowledge(dk(e), "\ud800 yield"),
+        InputError,
+        [f"query {SURROGATE} 0"],
+    ),
+    (
+        "lone surrogate in a Developer Knowledge answer filter",
+        lambda e: answer_developer_query(dk(e), "yield", 'data_source = "\ud800"'),
+        InputError,
+        [f"filter {SURROGATE} 15"],
+    ),
+    (
+        "lone surrogate in a session's display name",
+        lambda e: create_session(de(e), STORE, display_name="\ud800"),
+        InputError,
+        [f"display_name {SURROGATE} 0"],
+    ),
+    (
+        "lone surrogate in a boost condition",
+        lambda e: ChunkSearchSpec(
+            boost_spec={"condition_boost_specs": [{"condition": "\ud800", "boost": 0.5}]}
+        ),
+        InputError,
+        [f"boost_spec['condition_boost_specs'][0]['condition'] {SURROGATE} 0"],
+    ),
+    (
+        "lone surrogate in a metadata key",
+        lambda e: check_with(e, {"ti\ud800tle": "T"}),
+        InputError,
+        [f"a key of sources[1].metadata {SURROGATE} 2"],
+    ),
+    (
+        "lone surrogate in a nested metadata value",
+        lambda e: check_with(e, {"tags": ["ok", "b\ud800"]}),
+        InputError,
+        [f"sources[1].metadata['tags'][1] {SURROGATE} 1"],
+    ),
+    # -- metadata that JSON cannot carry ------------------------------------------------------
+    (
+        "circular metadata",
+        lambda e: check_with(e, circular()),
+        InputError,
+        ["sources[1].metadata['x']['self'] is circular (it contains itself)"],
+    ),
+    (
+        "metadata nested too deep",
+        lambda e: check_with(e, nested(200)),
+        InputError,
+        ["sources[1].metadata['deep'][0][0]...", "is nested more than 64 levels deep"],
+    ),
+    (
+        "metadata that is a list",
+        lambda e: check_with(e, ["title", "T"]),
+        InputError,
+        ["sources[1].metadata must be a dict of attributes, got list"],
+    ),
+    (
+        "binary bytes in metadata",
+        lambda e: check_with(e, {"raw": b"\x89PNG\xff"}),
+        InputError,
+        ["sources[1].metadata['raw'] is bytes that are not UTF-8 text"],
+    ),
+    (
+        "a tuple metadata key",
+        lambda e: check_with(e, {("a", "b"): 1}),
+        InputError,
+        ["sources[1].metadata has a key of type tuple", "use string keys"],
+    ),
+    (
+        "circular metadata through LangChain",
+        lambda e: GroundingChecker(project_id="p", emulator_host=e.address).check(
+            FACT, [Document(page_content=FACT, metadata=circular())]
+        ),
+        InputError,
+        ["sources[0].metadata['x']['self'] is circular"],
+    ),
+    # -- options that would break every call ---------------------------------------------------
+    (
+        "infinite timeout",
+        lambda e: CallOptions(timeout=math.inf),
+        ConfigurationError,
+        ["CallOptions.timeout must be a finite number, got inf"],
+    ),
+    (
+        "NaN timeout",
+        lambda e: CallOptions(timeout=math.nan),
+        ConfigurationError,
+        ["CallOptions.timeout must be a finite number, got nan"],
+    ),
+    (
+        "timeout as a string",
+        lambda e: CallOptions(timeout="30"),
+        ConfigurationError,
+        ["CallOptions.timeout must be a finite number, got str"],
+    ),
+    (
+        "NaN retry deadline",
+        lambda e: RetryPolicy(deadline=math.nan),
+        ConfigurationError,
+        ["RetryPolicy.deadline must be a finite number, got nan"],
+    ),
+    (
+        "infinite retry maximum",
+        lambda e: RetryPolicy(maximum=math.inf),
+        ConfigurationError,
+        ["RetryPolicy.maximum must be a finite number, got inf"],
+    ),
+    (
+        "retry multiplier as a string",
+        lambda e: RetryPolicy(multiplier="2"),
+        ConfigurationError,
+        ["RetryPolicy.multiplier must be a finite number, got str"],
+    ),
+    (
+        "claim-level score 'no'",
+        lambda e: GroundingSpec(enable_claim_level_score="no"),
+        InputError,
+        ["GroundingSpec.enable_claim_level_score must be True or False, got str"],
+    ),
+    (
+        "include_citations 'no'",
+        lambda e: AnswerSpec(include_citations="no"),
+        InputError,
+        ["AnswerSpec.include_citations must be True or False, got str"],
+    ),
+    (
+        "max_rephrase_steps True",
+        lambda e: AnswerSpec(max_rephrase_steps=True),
+        InputError,
+        ["AnswerSpec.max_rephrase_steps must be an integer or None, got bool"],
+    ),
+    (
+        "pin_unexpanded_results 'yes'",
+        lambda e: ChunkSearchSpec(query_expansion="auto", pin_unexpanded_results="yes"),
+        InputError,
+        ["ChunkSearchSpec.pin_unexpanded_results must be True or False, got str"],
+    ),
+    (
+        "k as a float",
+        lambda e: ChunkSearchSpec(k=4.0),
+        InputError,
+        ["ChunkSearchSpec.k must be an integer, got float"],
+    ),
+    (
+        "use_semantic_chunks 1",
+        lambda e: SummarySpec(use_semantic_chunks=1),
+        InputError,
+        ["SummarySpec.use_semantic_chunks must be True or False, got int"],
+    ),
+    (
+        "Developer Knowledge k as a string",
+        lambda e: DeveloperKnowledgeSearchSpec(k="3"),
+        InputError,
+        ["DeveloperKnowledgeSearchSpec.k must be an integer, got str"],
+    ),
+    (
+        "data store filter as a number",
+        lambda e: DataStoreSpec("manuals", filter=3),
+        InputError,
+        ["DataStoreSpec.filter must be a string, got int"],
+    ),
+    # -- a request no server accepts -----------------------------------------------------------
+    (
+        "an 11 MiB grounding request",
+        lambda e: check_with(e, {"blob": "x" * (11 * 1024 * 1024)}),
+        InputError,
+        ["the CheckGrounding request is 11,534,", "refuses requests over 10,485,760 bytes"],
+    ),
+    (
+        "an 11 MiB filter",
+        lambda e: search_chunks(de(e), STORE, "x", ChunkSearchSpec(filter="x" * 11_534_336)),
+        InputError,
+        ["the Search request is 11,534,", "refuses requests over 10,485,760 bytes"],
+    ),
+]
+
+
+def test_the_table_counts_its_cases():
+    assert len(CASES) == 33
+
+
+@pytest.mark.parametrize(("name", "call", "error", "fragments"), CASES, ids=[c[0] for c in CASES])
+def test_bad_input_gets_a_clear_error(emulator, name, call, error, fragments):
+    refused_clearly(emulator, name, call, error, fragments)
+
+
+def test_odd_metadata_that_json_can_carry_is_converted(emulator):
+    metadata = {
+        "vector": np.array([0.5, 0.25]),
+        "score": np.float32(0.75),
+        "when": dt.datetime(2024, 5, 1, tzinfo=dt.UTC),
+        "tags": {"b", "a"},
+        "missing": math.nan,
+        "label": "é".encode(),
+        3: "three",
+    }
+    result = check_with(emulator, metadata)
+    assert result.claims[0].source_indices == (1,)
+    assert result.cited_chunks[0].attributes == {
+        "vector": "[0.5, 0.25]",
+        "score": "0.75",
+        "when": "2024-05-01T00:00:00+00:00",
+        "tags": '["a", "b"]',
+        "label": "é",
+        "3": "three",
+    }
+    # metadata=None is no metadata.
+    bare = check_grounding(de(emulator), CONFIG, FACT, [GroundingSource(FACT, None)])
+    assert bare.cited_chunks[0].attributes == {}
+
+
+def test_a_numpy_array_in_a_documents_metadata_reaches_the_check(emulator):
+    checker = GroundingChecker(project_id="p", emulator_host=emulator.address)
+    document = Document(page_content=FACT, metadata={"embedding": np.array([1, 2]), "n": None})
+    report = checker.check(FACT, [document])
+    assert report.support_score == 1.0
+    assert report.result.cited_chunks[0].attributes == {"embedding": "[1, 2]"}
