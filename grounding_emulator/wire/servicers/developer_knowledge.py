@@ -16,13 +16,13 @@ from grounding_emulator.limits import (
     MAX_DEVELOPER_KNOWLEDGE_TEXT,
 )
 from grounding_emulator.search.engine import SearchParams, search
+from grounding_emulator.wire.call_state import watched
 from grounding_emulator.wire.messages import (
     developer_answer_response,
     developer_batch_response,
     developer_document,
     developer_search_response,
 )
-from grounding_emulator.wire.call_state import watched
 from grounding_emulator.wire.names import check_document_name
 from grounding_emulator.wire.servicers.registry import Servicer, rpc
 
