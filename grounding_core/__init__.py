@@ -23,7 +23,7 @@ from .answers import (
     answer_developer_query,
     answer_query,
 )
-from .arguments import refuse_unknown_arguments, unknown_arguments_message, without_inputs
+from .arguments import init_without_inputs, refuse_unknown_arguments, unknown_arguments_message
 from .check import DEFAULT_FALLBACK_ANSWER, ErrorPolicy, GroundingCheck, GroundingOutcome
 from .clients import (
     DEVELOPERKNOWLEDGE_EMULATOR_HOST,
@@ -303,6 +303,7 @@ __all__ = [
     "grounding_source",
     "grounding_verdict",
     "history_text",
+    "init_without_inputs",
     "list_sessions",
     "refuse_unknown_arguments",
     "resolve_project",
@@ -313,5 +314,4 @@ __all__ = [
     "search_summary",
     "support_level",
     "unknown_arguments_message",
-    "without_inputs",
 ]

@@ -8,9 +8,10 @@ a value: a misplaced ``client_options`` or ``credentials`` may hold a key.
 decorates the ``__init__`` of a plain class whose ``**kwargs`` are typed with
 ``Unpack[SomeTypedDict]`` (the known names: its parameters and the TypedDict's keys) and raises
 ``TypeError``, as Python does for an unexpected keyword argument. Both are the one place a
-table of accepted aliases would go. ``without_inputs`` drops the input values a pydantic
-``ValidationError`` keeps in ``errors()`` and ``json()`` (``hide_input_in_errors`` hides them
-in its text only), for the components that are pydantic models.
+table of accepted aliases would go. ``init_without_inputs`` runs a pydantic model's
+``__init__`` and drops the input values its ``ValidationError`` keeps in ``errors()`` and
+``json()`` (``hide_input_in_errors`` hides them in its text only), for the components that are
+pydantic models.
 
 >>> unknown_arguments_message("Retriever", ["kk", "k"], ["k", "filter"]).split(":")[0]
 "Retriever got an unknown argument 'kk' (did you mean 'k'?)"
@@ -22,10 +23,10 @@ import difflib
 import functools
 import inspect
 import typing
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["refuse_unknown_arguments", "unknown_arguments_message", "without_inputs"]
+__all__ = ["init_without_inputs", "refuse_unknown_arguments", "unknown_arguments_message"]
 
 InitT = TypeVar("InitT", bound=Callable[..., None])
 ErrorT = TypeVar("ErrorT", bound=ValueError)
@@ -91,10 +92,24 @@ def refuse_unknown_arguments(init: InitT) -> InitT:
     return typing.cast(InitT, checked)
 
 
-def without_inputs(error: ErrorT) -> ErrorT:
+def init_without_inputs(init: Callable[..., None], data: Mapping[str, Any]) -> None:
+    """``init(**data)``, the ``__init__`` of a pydantic model: a ``ValidationError`` it raises is
+    raised again carrying no input, and not chained to the one that holds them (the core does
+    not import pydantic: such an error is known by ``errors`` and ``from_exception_data``)."""
+    error = None
+    try:
+        init(**data)
+    except ValueError as exc:
+        if not hasattr(type(exc), "from_exception_data"):
+            raise
+        error = _without_inputs(exc)
+    if error is not None:
+        raise error  # outside the handler: the error with the inputs is not its context
+
+
+def _without_inputs(error: ErrorT) -> ErrorT:
     """A copy of the pydantic ``ValidationError`` ``error`` whose lines carry no input (``None``)
-    and whose text shows none (the core does not import pydantic: the error's own class
-    rebuilds it)."""
+    and whose text shows none (the error's own class rebuilds it)."""
     rebuilt: Any = type(error)
     lines = error.errors(include_url=False, include_input=False)  # type: ignore[attr-defined]
     return typing.cast(

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
-from grounding_core import unknown_arguments_message, without_inputs
+from grounding_core import init_without_inputs, unknown_arguments_message
 
 __all__ = ["STRICT", "StrictArguments", "known_arguments"]
 
@@ -45,13 +45,7 @@ class StrictArguments(BaseModel):
     model_config = STRICT
 
     def __init__(self, **data: Any) -> None:
-        error = None
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            error = without_inputs(exc)
-        if error is not None:
-            raise error  # outside the handler: the error with the inputs is not its context
+        init_without_inputs(super().__init__, data)
 
     @model_validator(mode="before")
     @classmethod

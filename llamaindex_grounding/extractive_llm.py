@@ -6,13 +6,13 @@ from typing import Any
 
 from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
 from llama_index.core.llms.callbacks import llm_completion_callback
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field
 
 from grounding_core import (
     DEFAULT_EXTRACTIVE_SENTENCES,
     extractive_answer,
+    init_without_inputs,
     unknown_arguments_message,
-    without_inputs,
 )
 
 
@@ -55,13 +55,7 @@ class ExtractiveLLM(CustomLLM):
         message = unknown_arguments_message(type(self).__name__, data, type(self).model_fields)
         if message is not None:
             raise TypeError(message)
-        error = None
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            error = without_inputs(exc)
-        if error is not None:
-            raise error  # outside the handler: the error with the inputs is not its context
+        init_without_inputs(super().__init__, data)
 
     @classmethod
     def class_name(cls) -> str:

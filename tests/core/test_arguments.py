@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 from typing_extensions import Unpack
 
-from grounding_core import refuse_unknown_arguments, unknown_arguments_message, without_inputs
+from grounding_core import init_without_inputs, refuse_unknown_arguments, unknown_arguments_message
 
 
 class _Options(TypedDict, total=False):
@@ -59,13 +59,28 @@ class _Model(BaseModel):
     k: int
 
 
-def test_without_inputs_drops_every_input():
+def test_init_without_inputs_drops_every_input():
+    model = _Model.model_construct()
     with pytest.raises(ValidationError) as info:
-        _Model(k="secret-ish")
-    error = without_inputs(info.value)
+        init_without_inputs(model.__init__, {"k": "secret-ish"})
+    error = info.value
+    assert error.__context__ is None
+    assert error.__cause__ is None
     assert type(error) is ValidationError
     assert error.title == "_Model"
     assert [(e["loc"], e["type"], e["input"]) for e in error.errors()] == [
         (("k",), "int_parsing", None)
     ]
     assert "secret-ish" not in str(error) + repr(error) + error.json()
+
+
+def test_init_without_inputs_builds_and_lets_other_errors_through():
+    model = _Model.model_construct()
+    init_without_inputs(model.__init__, {"k": 3})
+    assert model.k == 3
+
+    def broken(**data):
+        raise ValueError("not a validation error")
+
+    with pytest.raises(ValueError, match="not a validation error"):
+        init_without_inputs(broken, {})

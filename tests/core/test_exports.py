@@ -144,6 +144,7 @@ PUBLIC = [
     "grounding_source",
     "grounding_verdict",
     "history_text",
+    "init_without_inputs",
     "list_sessions",
     "refuse_unknown_arguments",
     "resolve_project",
@@ -154,7 +155,6 @@ PUBLIC = [
     "search_summary",
     "support_level",
     "unknown_arguments_message",
-    "without_inputs",
 ]
 
 

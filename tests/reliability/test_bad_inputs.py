@@ -35,6 +35,7 @@ from langchain_grounding import (
     DiscoveryEngineRetriever,
     GroundingChecker,
 )
+from tests.reliability.bad_input_table import clear_error_test, table_size_test
 
 PROJECT = "test-project"
 STORE = DiscoveryEngineTarget(project=PROJECT, data_store="test-docs")
@@ -402,18 +403,10 @@ CASES = [
 ]
 
 
-def test_the_table_is_big_enough():
-    assert len(CASES) >= 40
-    assert len({case[0] for case in CASES}) == len(CASES)
+test_the_table_is_big_enough = table_size_test(CASES, minimum=40)
 
 
-@pytest.mark.parametrize(("name", "call", "error", "fragments"), CASES, ids=[c[0] for c in CASES])
-def test_bad_input_gets_a_clear_error(emulator, name, call, error, fragments):
-    with pytest.raises(error) as info:
-        call(emulator)
-    message = str(info.value)
-    for fragment in fragments:
-        assert fragment in message, f"{name}: {fragment!r} not in {message!r}"
+test_bad_input_gets_a_clear_error = clear_error_test(CASES)
 
 
 def test_handled_inputs(emulator):

@@ -1,7 +1,6 @@
 """The adapters' bad constructor arguments: each refused with an error that names the argument
 (and the closest known name), in the style of test_bad_inputs.py's table."""
 
-import pytest
 from langchain_core.runnables import RunnableLambda
 from llama_index.core.query_engine import CustomQueryEngine
 from pydantic import ValidationError
@@ -9,6 +8,7 @@ from pydantic import ValidationError
 import langchain_grounding as lc
 import llamaindex_grounding as li
 from grounding_core import unknown_arguments_message
+from tests.reliability.bad_input_table import clear_error_test, table_size_test
 
 PROJECT = "test-project"
 
@@ -218,18 +218,10 @@ CASES = [
 ]
 
 
-def test_the_table_is_big_enough():
-    assert len(CASES) >= 25
-    assert len({case[0] for case in CASES}) == len(CASES)
+test_the_table_is_big_enough = table_size_test(CASES, minimum=25)
 
 
-@pytest.mark.parametrize(("name", "call", "error", "fragments"), CASES, ids=[c[0] for c in CASES])
-def test_bad_input_gets_a_clear_error(emulator, name, call, error, fragments):
-    with pytest.raises(error) as info:
-        call(emulator)
-    message = str(info.value)
-    for fragment in fragments:
-        assert fragment in message, f"{name}: {fragment!r} not in {message!r}"
+test_bad_input_gets_a_clear_error = clear_error_test(CASES)
 
 
 def test_every_argument_a_component_documents_is_known():

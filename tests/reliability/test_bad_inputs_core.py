@@ -6,7 +6,6 @@ import datetime as dt
 import math
 
 import numpy as np
-import pytest
 from langchain_core.documents import Document
 
 from grounding_core import (
@@ -31,8 +30,8 @@ from grounding_core import (
     search_developer_knowledge,
 )
 from langchain_grounding import GroundingChecker
+from tests.reliability.bad_input_table import clear_error_test, table_size_test
 from tests.reliability.test_bad_inputs import CONFIG, STORE
-from tests.reliability.test_bad_inputs import test_bad_input_gets_a_clear_error as refused_clearly
 
 FACT = "Lighthouses guide ships."
 SURROGATE = "holds a lone surrogate (U+D800) at character"
@@ -274,13 +273,10 @@ CASES = [
 ]
 
 
-def test_the_table_counts_its_cases():
-    assert len(CASES) == 33
+test_the_table_is_big_enough = table_size_test(CASES, minimum=33)
 
 
-@pytest.mark.parametrize(("name", "call", "error", "fragments"), CASES, ids=[c[0] for c in CASES])
-def test_bad_input_gets_a_clear_error(emulator, name, call, error, fragments):
-    refused_clearly(emulator, name, call, error, fragments)
+test_bad_input_gets_a_clear_error = clear_error_test(CASES)
 
 
 def test_odd_metadata_that_json_can_carry_is_converted(emulator):

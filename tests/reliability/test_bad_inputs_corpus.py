@@ -21,6 +21,7 @@ from grounding_emulator import CorpusError, CorpusStore
 from grounding_emulator.corpus.chunking import blocks_from_plain_text
 from grounding_emulator.corpus.reading import SourceDocument
 from grounding_emulator.corpus.records import Document
+from tests.reliability.bad_input_table import clear_error_test, table_size_test
 from tests.reliability.test_bad_inputs import STORE
 
 NOTHING = "data store kb: no document could be ingested ("
@@ -329,18 +330,10 @@ CASES = [
 ]
 
 
-def test_the_table_is_big_enough():
-    assert len(CASES) >= 30
-    assert len({case[0] for case in CASES}) == len(CASES)
+test_the_table_is_big_enough = table_size_test(CASES, minimum=30)
 
 
-@pytest.mark.parametrize(("name", "call", "error", "fragments"), CASES, ids=[c[0] for c in CASES])
-def test_bad_corpus_input_gets_a_clear_error(emulator, name, call, error, fragments):
-    with pytest.raises(error) as info:
-        call(emulator)
-    message = str(info.value)
-    for fragment in fragments:
-        assert fragment in message, f"{name}: {fragment!r} not in {message!r}"
+test_bad_corpus_input_gets_a_clear_error = clear_error_test(CASES)
 
 
 def test_the_emulator_still_serves_after_all_of_that(emulator):

@@ -24,7 +24,7 @@ from grounding_emulator import EmulatorServer
 from grounding_emulator.search.filters import MAX_FILTER_DEPTH, MAX_FILTER_LENGTH
 from grounding_emulator.wire.handlers import MAX_STATUS_MESSAGE_BYTES
 from grounding_emulator.wire.server import DEFAULT_MAX_REQUEST_BYTES
-from tests.reliability.test_bad_inputs import test_bad_input_gets_a_clear_error as clear_error
+from tests.reliability.bad_input_table import clear_error_test, table_size_test
 
 PROJECT = "test-project"
 STORE = "test-docs"
@@ -406,15 +406,14 @@ CASES = [
 QUOTING = [case for case in CASES if any("characters)" in f for f in case[3])]
 
 
-def test_the_table_is_big_enough():
-    assert len(CASES) >= 40
-    assert len({case[0] for case in CASES}) == len(CASES)
+test_the_table_is_big_enough = table_size_test(CASES, minimum=40)
 
 
-@pytest.mark.parametrize(("name", "call", "error", "fragments"), CASES, ids=[c[0] for c in CASES])
-def test_bad_input_gets_a_clear_error(emulator, name, call, error, fragments):
-    clear_error(emulator, name, call, error, fragments)
+def _no_rule_armed(emulator):
     assert emulator.faults.pending == 0  # a refused rule is not armed
+
+
+test_bad_input_gets_a_clear_error = clear_error_test(CASES, after=_no_rule_armed)
 
 
 @pytest.mark.parametrize(

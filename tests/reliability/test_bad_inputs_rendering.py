@@ -18,6 +18,7 @@ from grounding_core import (
 )
 from grounding_core.untrusted import json_escaped
 from tests.core.hostile_text import CLEAR, OSC_TITLE, PWNED, hostile_result
+from tests.reliability.bad_input_table import table_size_test
 from tests.reliability.test_bad_inputs import check
 
 FACT = "Lighthouses guide ships."
@@ -166,9 +167,7 @@ CASES = [
 ]
 
 
-def test_the_table_is_big_enough():
-    assert len(CASES) >= 15
-    assert len({case[0] for case in CASES}) == len(CASES)
+test_the_table_is_big_enough = table_size_test(CASES, minimum=15)
 
 
 @pytest.mark.parametrize(("name", "render", "absent", "present"), CASES, ids=[c[0] for c in CASES])
