@@ -66,12 +66,12 @@ def _known_names(init: Callable[..., None]) -> frozenset[str]:
     names = set()
     for parameter in inspect.signature(init).parameters.values():
         if parameter.kind is parameter.VAR_KEYWORD:
-            hint = typing.get_type_hints(init, include_extras=True).get(parameter.name)
+            hint = typing.get_type_hints(init).get(parameter.name)
             for typed_dict in typing.get_args(hint):
                 names |= typed_dict.__required_keys__ | typed_dict.__optional_keys__
         elif parameter.kind is not parameter.VAR_POSITIONAL:
             names.add(parameter.name)
-    return frozenset(names - {"self"})
+    return frozenset(names)  # "self" among them: it can never be given by keyword
 
 
 def refuse_unknown_arguments(init: InitT) -> InitT:
@@ -111,12 +111,7 @@ def _without_inputs(error: ErrorT) -> ErrorT:
     """A copy of the pydantic ``ValidationError`` ``error`` whose lines carry no input (``None``)
     and whose text shows none (the error's own class rebuilds it)."""
     rebuilt: Any = type(error)
-    lines = error.errors(include_url=False, include_input=False)  # type: ignore[attr-defined]
-    return typing.cast(
-        ErrorT,
-        rebuilt.from_exception_data(
-            error.title,  # type: ignore[attr-defined]
-            [{**line, "input": None} for line in lines],
-            hide_input=True,
-        ),
-    )
+    lines = error.errors(include_input=False)  # type: ignore[attr-defined]
+    # Lines without an input get None as their input.
+    title = error.title  # type: ignore[attr-defined]
+    return typing.cast(ErrorT, rebuilt.from_exception_data(title, lines, hide_input=True))

@@ -227,8 +227,6 @@ class ChunkSearchSpec:
     def __post_init__(self) -> None:
         check_field_types(self)
         check_count("k", self.k, minimum=1)
-        _check_text("filter", self.filter)
-        _check_text("order_by", self.order_by)
         for name in ("num_previous_chunks", "num_next_chunks"):
             check_count(name, getattr(self, name), minimum=0, maximum=MAX_CHUNK_NEIGHBOURS)
         _check_search_mode(self.search_mode)
@@ -291,9 +289,7 @@ class ChunkSearchSpec:
                 "has unexpanded results to pin",
                 field="pin_unexpanded_results",
             )
-        _check_text("language_code", self.language_code)
         check_user_pseudo_id(self.user_pseudo_id)
-        _check_text("session", self.session)
         if self.relevance_filter_spec is not None:
             if not isinstance(self.relevance_filter_spec, Mapping):
                 raise InputError(
@@ -482,12 +478,11 @@ class DataStoreSpec:
 
     def __post_init__(self) -> None:
         check_field_types(self)
-        if not _check_text("data_store", self.data_store).strip():
+        if not self.data_store.strip():
             raise InputError(
                 "data_store is empty: give a data store id or its full resource name",
                 field="data_store_specs.data_store",
             )
-        _check_text("filter", self.filter)
         _keep_boost_spec(self)
 
 
@@ -582,8 +577,6 @@ class AnswerSpec:
     def __post_init__(self) -> None:
         check_field_types(self)
         check_count("max_return_results", self.max_return_results, minimum=1, maximum=100)
-        _check_text("filter", self.filter)
-        _check_text("order_by", self.order_by)
         if self.search_mode is not None:
             _check_search_mode(self.search_mode)
         _keep_boost_spec(self)
@@ -602,7 +595,7 @@ class AnswerSpec:
         for kind in _keep_tuple(self, "query_classification_types"):
             _check_choice("query_classification_types", kind, QUERY_CLASSIFICATION_TYPES)
         check_user_pseudo_id(self.user_pseudo_id)
-        if self.session is not None and not _check_text("session", self.session).strip():
+        if self.session is not None and not self.session.strip():
             raise InputError(
                 "session is empty: give None (no session), '-' (start one) or a session id",
                 field="session",

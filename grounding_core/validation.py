@@ -269,8 +269,8 @@ def _short(key: object) -> str:
     return text if len(text) <= 40 else f"{text[:37]}..."
 
 
-def _set_order(item: Any) -> tuple[int, float, str]:
+def _set_order(item: Any) -> tuple[int, Any]:
     """Numbers by value, then everything else by its JSON text."""
     if isinstance(item, int | float) and not isinstance(item, bool):
-        return (0, item, "")
-    return (1, 0.0, json.dumps(item, sort_keys=True))
+        return (0, item)
+    return (1, json.dumps(item, sort_keys=True))

@@ -20,7 +20,10 @@ class Equivalent:
     reason: str
 
 
+CAST_TYPE = "typing.cast returns its value whatever the type it names"
 CODEC_CASE = "codec names are case-insensitive"
+ZIP_STRICT = "both sequences are built one per item of the same list: they never differ in length"
+FAST_PATH = "a fast path: without it the full check runs and finds the same (no lone surrogate)"
 FALSY_NONE = "None is falsy, like the False it replaces"
 UNREAD_PLACEHOLDER = (
     "a placeholder: emulator_channel sets the channel right after building it, before any call "
@@ -137,7 +140,7 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         STYLE_CASE,
         'lines = Text("Sources", style="BOLD")',
         'lines.append(f"\\n  [{source.number}] ", style="CYAN")',
-        'lines.append(f"  {source.uri}", style="DIM")',
+        'lines.append(f"  {one_line(source.uri)}", style="DIM")',
     ),
     *_each(
         "grounding_core.terminal.annotated_rich",
@@ -153,7 +156,8 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     *_each(
         "grounding_core.terminal.answer_rich",
         STYLE_CASE,
-        'return Text(f"No answer ({\', \'.join(answer.skipped_reasons)})", style="YELLOW")',
+        "return Text(f\"No answer ({one_line(', '.join(answer.skipped_reasons))})\", "
+        'style="YELLOW")',
     ),
     # -- html_report
     *_each(
@@ -179,11 +183,58 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "quote=True is html.escape's default",
         "return html.escape(printable(value), )",
     ),
-    # -- untrusted
+    # -- arguments
     *_each(
-        "grounding_core.untrusted._encoded",
+        "grounding_core.arguments.unknown_arguments_message",
+        "only the first close match is shown: asking for more changes nothing",
+        "match = difflib.get_close_matches(str(name), names, )",
+        "match = difflib.get_close_matches(str(name), names, n=2)",
+    ),
+    *_each(
+        "grounding_core.arguments.refuse_unknown_arguments",
+        CAST_TYPE,
+        "return typing.cast(None, checked)",
+    ),
+    *_each(
+        "grounding_core.arguments._without_inputs",
+        CAST_TYPE,
+        "return typing.cast(None, rebuilt.from_exception_data(title, lines, hide_input=True))",
+    ),
+    # -- validation
+    *_each(
+        "grounding_core.validation._first_surrogate",
+        FAST_PATH,
+        "return None if (text.isascii()) and False else _SURROGATE.search(text)",
+    ),
+    *_each(
+        "grounding_core.validation._Walk.text",
+        FAST_PATH,
+        "return value if (_first_surrogate(value) is None) and False else "
+        "check_wire_text(self.path(), value)",
+    ),
+    *_each(
+        "grounding_core.validation._Walk.convert",
+        "the fast paths by exact type: without them odd() converts every value the same way",
+        "kind = None",
+        "return value if (value.isascii()) and False else self.text(value)",
+        "if kind is dict and kind is list:",
+    ),
+    *_each(
+        "grounding_core.validation._Walk.odd",
         CODEC_CASE,
-        'return "".join(f"%{byte:02X}" for byte in char.encode("UTF-8"))',
+        'return self.text(bytes(value).decode("UTF-8"))',
+    ),
+    *_each(
+        "grounding_core.validation._declared",
+        "a cache: without it the same fields are read again, with the same result",
+        "found = None",
+        "found = _DECLARED.get(None)",
+        "_DECLARED[cls] = None",
+    ),
+    *_each(
+        "grounding_core.validation._set_order",
+        "any rank above the numbers' 0 puts the other values after them",
+        "return (2, json.dumps(item, sort_keys=True))",
     ),
     *_each(
         "grounding_core.html_report.answer_html",
@@ -231,8 +282,33 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     *_each(
         "grounding_core.report.GroundingReport.__rich__",
         STYLE_CASE,
-        'return Text(f"The grounding check failed: {self.error}", style="BOLD RED")',
+        'return Text(f"The grounding check failed: {error}", style="BOLD RED")',
         'return Text(f"Nothing was checked: {self.skipped_reason}", style="YELLOW")',
+    ),
+    *_each(
+        "grounding_core.report.GroundingReport.metadata",
+        ZIP_STRICT,
+        'for claim_metadata, claim in zip(base["claims"], result.claims, strict=None):',
+        'for claim_metadata, claim in zip(base["claims"], result.claims, ):',
+        'for claim_metadata, claim in zip(base["claims"], result.claims, strict=False):',
+    ),
+    *_each(
+        "grounding_core.grounding.check_grounding_request",
+        ZIP_STRICT,
+        "for text, attributes in zip(facts.texts, facts.attributes, strict=None):",
+        "for text, attributes in zip(facts.texts, facts.attributes, ):",
+        "for text, attributes in zip(facts.texts, facts.attributes, strict=False):",
+    ),
+    *_each(
+        "grounding_core.errors.message_too_large",
+        "no size text matches in either: a missing message is no match",
+        'found = _TOO_LARGE.search(exc.message or "XXXX")',
+    ),
+    *_each(
+        "grounding_core.render.annotated_markdown",
+        "an escaped ( or : renders as the same character: the rendered report is the same",
+        "line_start, after_marker = True, True",
+        'line_start, after_marker = piece.endswith("\\n"), True',
     ),
     *_each(
         "grounding_core.report.GroundingReport._repr_html_",

@@ -84,3 +84,70 @@ def test_init_without_inputs_builds_and_lets_other_errors_through():
 
     with pytest.raises(ValueError, match="not a validation error"):
         init_without_inputs(broken, {})
+
+
+def test_init_without_inputs_shows_no_input_in_the_text():
+    model = _Model.model_construct()
+    with pytest.raises(ValidationError) as info:
+        init_without_inputs(model.__init__, {"k": "secret-ish"})
+    text = str(info.value)
+    assert "input_value" not in text
+    assert "input_type" not in text
+    assert text.splitlines()[:3] == [
+        "1 validation error for _Model",
+        "k",
+        "  Input should be a valid integer, unable to parse string as an integer "
+        "[type=int_parsing]",
+    ]
+
+
+class _FreshOptions(TypedDict, total=False):
+    timeout: float
+
+
+class _Required(TypedDict):
+    region: str
+
+
+def test_the_known_names_are_read_fresh_from_a_new_signature():
+    # Decorated inside the test: the names are resolved at this class's first call, not
+    # remembered from an earlier run (mutation testing forks after the first runs).
+    class Fresh:
+        @refuse_unknown_arguments
+        def __init__(self, query: str, *args: int, k: int = 4, **options: Unpack[_FreshOptions]):
+            self.seen = (query, args, k, options)
+
+    class FreshRequired:
+        @refuse_unknown_arguments
+        def __init__(self, **options: Unpack[_Required]):
+            self.seen = options
+
+    built = Fresh("q", 1, 2, k=3, timeout=1.0)
+    assert built.seen == ("q", (1, 2), 3, {"timeout": 1.0})
+    assert FreshRequired(region="eu").seen == {"region": "eu"}
+    with pytest.raises(TypeError) as info:
+        Fresh("q", args=1, options=3, timeout=1.0)
+    assert str(info.value) == (
+        "Fresh got unknown arguments 'args', 'options': check the spelling; "
+        "help(Fresh) lists the arguments"
+    )
+    with pytest.raises(TypeError, match=r"^FreshRequired got an unknown argument 'regio' "):
+        FreshRequired(regio="eu")
+
+
+def test_a_long_unknown_name_is_cut_at_sixty_characters():
+    exactly = "x" * 60
+    assert unknown_arguments_message("C", [exactly], ["k"]).startswith(
+        f"C got an unknown argument {exactly!r}:"
+    )
+    longer = "y" * 61
+    assert unknown_arguments_message("C", [longer], ["k"]).startswith(
+        f"C got an unknown argument {'y' * 60 + '...'!r}:"
+    )
+
+
+def test_only_the_closest_known_name_is_suggested():
+    assert unknown_arguments_message("C", ["limt"], ["limit", "limits", "lime"]) == (
+        "C got an unknown argument 'limt' (did you mean 'limit'?): check the spelling; "
+        "help(C) lists the arguments"
+    )

@@ -5,7 +5,14 @@ import json
 
 import pytest
 
-from grounding_core.untrusted import LINK_SCHEMES, json_escaped, one_line, printable, safe_href
+from grounding_core.untrusted import (
+    LINK_SCHEMES,
+    _replacements,
+    json_escaped,
+    one_line,
+    printable,
+    safe_href,
+)
 
 
 def test_c0_controls_become_control_pictures_except_tab_and_line_feed():
@@ -111,3 +118,14 @@ def test_what_never_becomes_a_link(uri):
 
 def test_the_link_schemes():
     assert LINK_SCHEMES == ("http", "https")
+
+
+def test_the_replacement_table_built_afresh():
+    # printable's table is built once, at import; mutation testing needs the build itself run.
+    table = _replacements()
+    controls = [c for c in range(0x20) if c not in (0x09, 0x0A)]
+    replaced = [*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+    assert sorted(table) == sorted([*controls, 0x7F, *replaced, *range(0xD800, 0xE000)])
+    assert [table[c] for c in controls] == [chr(0x2400 + c) for c in controls]
+    assert table[0x7F] == "\u2421"
+    assert {table[c] for c in [*replaced, *range(0xD800, 0xE000)]} == {"\ufffd"}

@@ -1,9 +1,13 @@
 """Pins of grounding_core.validation: lone surrogates, declared field types, JSON-safe metadata
 and the request size bound, each message whole."""
 
+import array
 import dataclasses
 import datetime as dt
+import enum
 import math
+from collections.abc import Mapping
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -319,3 +323,115 @@ def test_a_request_up_to_the_bound_passes_and_over_it_is_refused():
         "request",
         MAX_REQUEST_BYTES,
     )
+
+
+# -- what mutation testing must see run afresh (no cache filled by an earlier test) ------------
+
+
+def test_the_declared_types_are_read_from_a_new_record():
+    @dataclasses.dataclass(frozen=True)
+    class Fresh:
+        flag: bool = False
+        count: int = 0
+        ratio: float = 0.5
+        name: str = ""
+        maybe: int | None = None
+        either: Optional[str] = None  # noqa: UP045 (the typing.Union spelling is read too)
+        pair: int | str = 0  # not one basic type: not checked
+        items: tuple[int, ...] = ()
+
+    for fine in [Fresh(), Fresh(pair="s", items=(1,), maybe=3, either="e", ratio=2)]:
+        check_field_types(fine)
+    cases = [
+        ({"flag": 1}, "Fresh.flag must be True or False, got int", "flag"),
+        ({"count": True}, "Fresh.count must be an integer, got bool", "count"),
+        ({"ratio": math.inf}, "Fresh.ratio must be a finite number, got inf", "ratio"),
+        ({"name": None}, "Fresh.name must be a string, got NoneType", "name"),
+        ({"maybe": 1.5}, "Fresh.maybe must be an integer or None, got float", "maybe"),
+        ({"either": 3}, "Fresh.either must be a string or None, got int", "either"),
+    ]
+    for changes, message, field in cases:
+        assert refused(check_field_types, Fresh(**changes)) == (message, field, None)
+
+
+def test_odd_subclasses_of_json_types():
+    class Colour(enum.IntEnum):
+        RED = 1
+
+    class Name(str):
+        pass
+
+    converted = jsonable_metadata(
+        {
+            "enum": Colour.RED,
+            "name": Name("ü"),
+            "nan64": np.float64("nan"),
+            "f64": np.float64(2.5),
+            "array": array.array("i", [1, 2]),
+        },
+        "m",
+    )
+    assert converted == {
+        "enum": 1,
+        "name": "ü",
+        "nan64": None,
+        "f64": 2.5,
+        "array": "array('i', [1, 2])",  # tolist() without a dtype: not an array library's
+    }
+
+    class Typed:  # a dtype without tolist(): shown by its text
+        dtype = "x"
+
+        def __str__(self):
+            return "typed"
+
+    assert jsonable_metadata({"t": Typed()}, "m") == {"t": "typed"}
+
+
+class _Frozen(Mapping):
+    """A hashable mapping: the one kind of set member that converts to a dict."""
+
+    def __init__(self, **items):
+        self._items = items
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __hash__(self):
+        return hash(tuple(sorted(self._items.items())))
+
+
+def test_a_set_of_mappings_is_ordered_by_their_sorted_json():
+    members = {_Frozen(b=1, a=2), _Frozen(a=3)}
+    assert jsonable_metadata({"s": members}, "m") == {"s": [{"b": 1, "a": 2}, {"a": 3}]}
+
+
+@pytest.mark.parametrize(
+    ("keys", "path"),
+    [
+        ("abcdef", "m['a']['b']['c']['d']['e']['f']"),
+        ("abcdefg", "m['a']['b']['c']...['f']['g']"),
+    ],
+)
+def test_a_deep_path_keeps_its_start_and_end(keys, path):
+    value: object = b"\xff"
+    for key in reversed(keys):
+        value = {key: value}
+    message, field, _ = refused(jsonable_metadata, value, "m")
+    assert field == path
+    assert message == f"{path} is bytes that are not UTF-8 text: decode it"
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [("k" * 38, repr("k" * 38)), ("k" * 39, repr("k" * 39)[:37] + "...")],
+)
+def test_a_long_key_is_cut_in_a_path(key, shown):
+    _, field, _ = refused(jsonable_metadata, {key: b"\xff"}, "m")
+    assert field == f"m[{shown}]"

@@ -221,9 +221,9 @@ def _check_request():
 
 def test_sigterm_to_grounding_serve_drains_calls_under_load():
     """6 threads and an async loop keep ``grounding serve`` busy; on SIGTERM the calls in
-    flight complete; calls that arrive later see UNAVAILABLE (which clients retry), none
-    CANCELLED (gRPC's answer to a call that reaches a server shutting down: the emulator
-    refuses calls itself before it shuts gRPC down)."""
+    flight complete; calls that arrive later see UNAVAILABLE (which clients retry), none in
+    flight CANCELLED (gRPC's answer to a call that reaches a server shutting down: the
+    emulator refuses calls itself before it shuts gRPC down)."""
     env = {**os.environ, "COLUMNS": "250", "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
         [
@@ -303,6 +303,10 @@ def test_sigterm_to_grounding_serve_drains_calls_under_load():
     output.extend(process.stdout)
     assert process.returncode == 0, "".join(output)
     # Calls in flight at the SIGTERM complete after it; the others (sent, or reaching the
-    # server, after the stop began) are refused with UNAVAILABLE: none is CANCELLED.
+    # server, after the stop began) are refused with UNAVAILABLE. None in flight is CANCELLED:
+    # only a call sent after the stop began can meet the instant gRPC itself shuts down (and
+    # get CANCELLED, which the project's clients retry; a loaded machine shows it rarely).
     assert [kind for kind, _, end in results if end > sent].count("OK") >= 1, results
-    assert {kind for kind, _, _ in results} == {"OK", "UNAVAILABLE"}, results
+    assert {kind for kind, _, _ in results} <= {"OK", "UNAVAILABLE", "CANCELLED"}, results
+    assert "UNAVAILABLE" in {kind for kind, _, _ in results}, results
+    assert all(start > sent for kind, start, _ in results if kind == "CANCELLED"), results
