@@ -11,12 +11,12 @@ from typing import TypeVar
 import llama_index.core.instrumentation as instrument
 from llama_index.core.schema import NodeWithScore
 
-from grounding_core import GroundingCheck, GroundingReport, GroundingSource
+from grounding_core import GroundingCheck, GroundingReport, GroundingSource, InputError
 
 from .events import GroundingCheckEndEvent, GroundingCheckStartEvent
 from .nodes import node_to_source
 
-__all__ = ["LlamaIndexGroundingReport", "NodeGroundingChecker", "checked_nodes"]
+__all__ = ["LlamaIndexGroundingReport", "NodeGroundingChecker", "checked_nodes", "response_text"]
 
 # LlamaIndex re-exports get_dispatcher without declaring it (hence the ignore for mypy).
 dispatcher = instrument.get_dispatcher(__name__)  # type: ignore[attr-defined]
@@ -98,3 +98,15 @@ class NodeGroundingChecker(GroundingCheck):
 def _ended(report: GroundingReport[S]) -> GroundingReport[S]:
     dispatcher.event(GroundingCheckEndEvent(grounding=report.metadata(), error=report.error))
     return report
+
+
+def response_text(answer: object) -> str:
+    """The text of a response to check: ``None`` (no text) is an empty answer, whose report
+    says there is nothing to check; anything but a string is an ``InputError``."""
+    if answer is None:
+        return ""
+    if not isinstance(answer, str):
+        raise InputError(
+            f"the response text must be a string, got {type(answer).__name__}", field="response"
+        )
+    return answer

@@ -35,7 +35,12 @@ from grounding_core import (
     refuse_unknown_arguments,
 )
 
-from ._checking import LlamaIndexGroundingReport, NodeGroundingChecker, checked_nodes
+from ._checking import (
+    LlamaIndexGroundingReport,
+    NodeGroundingChecker,
+    checked_nodes,
+    response_text,
+)
 
 __all__ = ["DEFAULT_FALLBACK_ANSWER", "GroundedQueryEngine"]
 
@@ -209,14 +214,14 @@ class GroundedQueryEngine(BaseQueryEngine):
 
     def _checked(self, answer: str | None, nodes: Sequence[NodeWithScore]) -> _Outcome:
         try:
-            text = _answer_text(answer)
+            text = response_text(answer)
         except InputError as exc:
             return self._checker.failure(exc, *checked_nodes(nodes))
         return self._checker.run(text, *checked_nodes(nodes))
 
     async def _achecked(self, answer: str | None, nodes: Sequence[NodeWithScore]) -> _Outcome:
         try:
-            text = _answer_text(answer)
+            text = response_text(answer)
         except InputError as exc:
             return self._checker.failure(exc, *checked_nodes(nodes))
         return await self._checker.arun(text, *checked_nodes(nodes))
@@ -330,17 +335,6 @@ class GroundedQueryEngine(BaseQueryEngine):
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         return await self._aground(await self._query_engine.aquery(query_bundle))
-
-
-def _answer_text(answer: object) -> str:
-    # No text (None) is an empty answer: its report says there is nothing to check.
-    if answer is None:
-        return ""
-    if not isinstance(answer, str):
-        raise InputError(
-            f"the response text must be a string, got {type(answer).__name__}", field="response"
-        )
-    return answer
 
 
 def _replace_text(response: Response | StreamingResponse, text: str) -> None:

@@ -24,7 +24,7 @@ from grounding_core import (
     refuse_unknown_arguments,
 )
 
-from ._checking import NodeGroundingChecker, checked_nodes
+from ._checking import NodeGroundingChecker, checked_nodes, response_text
 from .grounding_evaluation_result import GroundingEvaluationResult
 
 __all__ = ["GroundingEvaluator", "grounding_feedback"]
@@ -223,13 +223,7 @@ def _response_inputs(response: object) -> tuple[str, list[NodeWithScore]]:
             f"response.get_response()), got {type(response).__name__}",
             field="response",
         )
-    # No text (None) is an empty answer: a result with nothing to check, as "" is.
-    text = response.response if response.response is not None else ""
-    if not isinstance(text, str):
-        raise InputError(
-            f"the response text must be a string, got {type(text).__name__}", field="response"
-        )
-    return text, list(response.source_nodes)
+    return response_text(response.response), list(response.source_nodes)
 
 
 def _result(query: str | None, report: GroundingReport[Any]) -> GroundingEvaluationResult:

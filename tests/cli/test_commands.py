@@ -283,3 +283,17 @@ def test_connections_come_from_the_core_with_its_defaults(emulator, monkeypatch)
     developer = developer_knowledge_connection(args)
     assert developer.call_options == CallOptions(timeout=4.0, retry=None)
     assert developer.clients.endpoint == emulator.address
+
+
+@pytest.mark.parametrize(
+    ("grace", "shown"), [("-1", "-1"), ("inf", "inf"), ("nan", "nan"), ("soon", "'soon'")]
+)
+def test_a_bad_grace_is_refused_before_serving(capsys, grace, shown):
+    with pytest.raises(SystemExit) as info:
+        main(["serve", "--grace", grace])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith(
+        "grounding serve: error: argument --grace: expected seconds"
+    )
+    assert err.splitlines()[-1].endswith(f"got {shown}")
