@@ -7,11 +7,13 @@ a value: a misplaced ``client_options`` or ``credentials`` may hold a key.
 ``unknown_arguments_message`` is the text, for any component; ``refuse_unknown_arguments``
 decorates the ``__init__`` of a plain class whose ``**kwargs`` are typed with
 ``Unpack[SomeTypedDict]`` (the known names: its parameters and the TypedDict's keys) and raises
-``TypeError``, as Python does for an unexpected keyword argument. Both are the one place a
-table of accepted aliases would go. ``init_without_inputs`` runs a pydantic model's
-``__init__`` and drops the input values its ``ValidationError`` keeps in ``errors()`` and
-``json()`` (``hide_input_in_errors`` hides them in its text only), for the components that are
-pydantic models.
+``TypeError``, as Python does for an unexpected keyword argument. The peers' names
+(``location_id``, ``max_documents``...) are translated first, in the same place
+(``peer_arguments``: the component's ``_peer_arguments`` table, with a
+``DeprecationWarning``), then every name still unknown is refused. ``init_without_inputs``
+runs a pydantic model's ``__init__`` and drops the input values its ``ValidationError`` keeps
+in ``errors()`` and ``json()`` (``hide_input_in_errors`` hides them in its text only), for
+the components that are pydantic models.
 
 >>> unknown_arguments_message("Retriever", ["kk", "k"], ["k", "filter"]).split(":")[0]
 "Retriever got an unknown argument 'kk' (did you mean 'k'?)"
@@ -25,6 +27,8 @@ import inspect
 import typing
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, TypeVar
+
+from .peer_arguments import peer_table_of, translate_peer_arguments
 
 __all__ = ["init_without_inputs", "refuse_unknown_arguments", "unknown_arguments_message"]
 
@@ -84,7 +88,11 @@ def refuse_unknown_arguments(init: InitT) -> InitT:
         nonlocal known
         if known is None:  # resolved at the first call: the annotations are strings until then
             known = _known_names(init)
-        message = unknown_arguments_message(type(self).__name__, kwargs, known)
+        component = type(self)
+        kwargs = translate_peer_arguments(
+            component.__name__, peer_table_of(component, known), kwargs
+        )
+        message = unknown_arguments_message(component.__name__, kwargs, known)
         if message is not None:
             raise TypeError(message)
         init(self, *args, **kwargs)

@@ -23,6 +23,16 @@ instead of being retried until the retry deadline; an UNAVAILABLE the emulator i
 
 Async clients are built per event loop: a ``grpc.aio`` channel belongs to the loop that made it,
 so code that calls ``asyncio.run`` twice gets a working client both times.
+
+Pickles and copies of the clients (``pickle``, ``copy.copy``, ``copy.deepcopy``: what
+multiprocessing, Ray, joblib and deep copies of a component do) hold the settings and nothing
+that was built: the copy builds its own channel and clients at its first call, so the original
+and the copy share no channel and closing one leaves the other alone (a shallow copy of a
+component shares its clients, as it shares its other parts). A pickle holds the credentials and
+client options as they were given: a pickle of clients built with an API key
+(``client_options={"api_key": ...}``) or a service account's credentials holds that secret, so
+keep it where you would keep the key (the repr never shows it). Credentials that cannot be
+pickled raise ``ConfigurationError`` naming ``credentials``.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ import asyncio
 import copy
 import logging
 import os
+import pickle
 import threading
 import weakref
 from collections.abc import Mapping
@@ -76,6 +87,15 @@ _CHANNEL_OPTIONS = (
 )
 
 ClientT = TypeVar("ClientT")
+
+# What to do when a setting cannot be pickled (``_Clients.check_picklable``).
+_UNPICKLABLE = {
+    "credentials": "give credentials that pickle (google-auth's service account, user and "
+    "Compute Engine credentials do), or leave credentials out so that each process finds "
+    "Application Default Credentials",
+    "client_options": "give client_options that pickle (a client_cert_source must be a "
+    "module-level function, not a lambda or a closure)",
+}
 
 
 def _no_emulator(host: str, method: str | bytes, error: grpc.RpcError) -> ServiceUnavailableError:
@@ -204,17 +224,53 @@ class _Clients:
         self.emulator_host = self._emulator_host(emulator_host)
         self._credentials = credentials
         self._client_options = _client_options(client_options)
+        self._unbuilt()
+        if self.emulator_host is not None and self._client_options.api_endpoint:
+            raise ConfigurationError(
+                f"both an emulator ({self.emulator_host}) and client_options.api_endpoint "
+                f"({self._client_options.api_endpoint}) were given: pick one"
+            )
+
+    def _unbuilt(self) -> None:
+        """No client built yet (each is built at its first use)."""
         self._lock = threading.Lock()
         self._sync: dict[type, Any] = {}
         self._sync_channel: Any = None
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients] = (
             weakref.WeakKeyDictionary()
         )
-        if self.emulator_host is not None and self._client_options.api_endpoint:
-            raise ConfigurationError(
-                f"both an emulator ({self.emulator_host}) and client_options.api_endpoint "
-                f"({self._client_options.api_endpoint}) were given: pick one"
-            )
+
+    def check_picklable(self) -> None:
+        """Raise ``ConfigurationError`` naming ``credentials`` (or ``client_options``) when
+        what these clients were given cannot be pickled, and what to do."""
+        for name, value in (
+            ("credentials", self._credentials),
+            ("client_options", self._client_options),
+        ):
+            try:
+                pickle.dumps(value)
+            except Exception as exc:  # TypeError, PicklingError, AttributeError, ...
+                raise ConfigurationError(
+                    f"{name} ({type(value).__name__}) cannot be pickled ({exc}): "
+                    f"{_UNPICKLABLE[name]}, or build the component in the process that uses it"
+                ) from exc
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The settings, never what was built from them (``pickle``, ``copy``): channels,
+        clients and their lock belong to one process, async clients to one event loop; the
+        copy builds its own at its first call. The credentials and client options go in as
+        given (``check_picklable``)."""
+        self.check_picklable()
+        return {
+            "location": self.location,
+            "emulator_host": self.emulator_host,
+            "_credentials": self._credentials,
+            "_client_options": self._client_options,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._unbuilt()
 
     @classmethod
     def _emulator_host(cls, given: str | None) -> str | None:

@@ -4,7 +4,10 @@ What every component holds once it is configured (the search, answer and groundi
 components, the adapters built on them, the ``grounding`` command). ``create`` checks the
 settings (a bad project, location, timeout or retry policy raises ``ConfigurationError``, a
 ``ValueError``) and builds the clients lazily. Credentials and client options are handed to
-the client factory and kept only there (its repr never shows them).
+the client factory and kept only there (its repr never shows them). A connection pickles and
+deep-copies with its settings and not its channels: the copy builds its own clients at its first
+call (``clients``); a pickle holds the credentials as given. ``copy.copy`` shares the clients,
+as a shallow copy shares its parts (and as ``dataclasses.replace`` does).
 
 >>> connection = DiscoveryEngineConnection.create(project_id="p", emulator_host="localhost:8123")
 >>> connection.target(data_store_id="docs").serving_config_path  # doctest: +ELLIPSIS
@@ -45,6 +48,7 @@ from google.api_core.client_options import ClientOptions
 from google.auth.credentials import Credentials
 
 from .clients import DeveloperKnowledgeClients, DiscoveryEngineClients
+from .peer_arguments import PEER_DATA_STORE_ENV_VAR, peer_environment
 from .settings import (
     DEFAULT_COLLECTION,
     DEFAULT_GROUNDING_CONFIG,
@@ -78,11 +82,20 @@ emulator-host variables of ``clients``; ours, not Google's)."""
 
 
 def default_data_store() -> str | None:
-    """The data store ``$GROUNDING_DATA_STORE`` names, if it is set and not empty (a
-    ``ConfigurationError`` naming the variable when it is not a valid id)."""
-    value = os.environ.get(GROUNDING_DATA_STORE) or None
+    """The data store ``$GROUNDING_DATA_STORE`` names, if it is set and not empty, else the
+    one the peer's ``$DATA_STORE_ID`` names (with a ``DeprecationWarning``); a
+    ``ConfigurationError`` naming the variable when it is not a valid id."""
+    variable = GROUNDING_DATA_STORE
+    value = os.environ.get(variable) or None
+    if value is None:
+        variable = PEER_DATA_STORE_ENV_VAR
+        value = peer_environment(
+            variable,
+            "the data store when neither data_store_id nor engine_id is given: set "
+            f"{GROUNDING_DATA_STORE} (or pass data_store_id=...) instead",
+        )
     if value is not None:
-        _check_id(f"${GROUNDING_DATA_STORE}", value, "my-docs-store")
+        _check_id(f"${variable}", value, "my-docs-store")
     return value
 
 

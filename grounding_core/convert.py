@@ -43,6 +43,7 @@ from .records import (
     SourceChunk,
     Turn,
 )
+from .specs import DocumentText
 
 __all__ = [
     "answer_from_developer_knowledge",
@@ -196,29 +197,55 @@ _HIGHLIGHT = re.compile(r"</?b>")
 _NO_SNIPPET = "NO_SNIPPET_AVAILABLE"
 
 
-def _document_text(derived: dict[str, Any], struct_data: dict[str, Any]) -> str:
-    """What a DOCUMENTS-mode result offers as text: extractive segments, else extractive answers,
-    else snippets (without their highlighting tags; "No snippet is available" ones skipped), else
-    the document's struct data as ``key: value`` lines."""
-    for key, text_key in (
-        ("extractive_segments", "content"),
-        ("extractive_answers", "content"),
-        ("snippets", "snippet"),
-    ):
-        parts = [
-            p.get(text_key, "")
-            for p in derived.get(key, ())
-            if isinstance(p, dict) and p.get("snippet_status") != _NO_SNIPPET
-        ]
-        parts = [p for p in parts if isinstance(p, str) and p.strip()]
-        if parts:
-            text = "\n\n".join(parts)
-            return _HIGHLIGHT.sub("", text) if key == "snippets" else text
+# The contents of a DOCUMENTS-mode result that hold text, in "auto"'s order: the key of each in
+# the derived struct data, and the key of a part's text.
+_DOCUMENT_PARTS = {
+    "extractive_segments": "content",
+    "extractive_answers": "content",
+    "snippets": "snippet",
+}
+
+
+def _parts_text(derived: dict[str, Any], key: str) -> str:
+    """The parts of one content joined by blank lines: blank ones, "No snippet is available"
+    ones and anything but text skipped; snippets without their highlighting tags."""
+    listed = derived.get(key)
+    if not isinstance(listed, list):
+        return ""
+    text_key = _DOCUMENT_PARTS[key]
+    parts = [
+        p.get(text_key, "")
+        for p in listed
+        if isinstance(p, dict) and p.get("snippet_status") != _NO_SNIPPET
+    ]
+    text = "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
+    return _HIGHLIGHT.sub("", text) if key == "snippets" else text
+
+
+def _struct_text(struct_data: dict[str, Any]) -> str:
     # Struct fields are a map, unordered on the wire: sort for a stable text.
     return "\n".join(f"{k}: {v}" for k, v in sorted(struct_data.items()))
 
 
-def _from_document(result: Any) -> SourceChunk:
+def _document_text(
+    derived: dict[str, Any], struct_data: dict[str, Any], choice: DocumentText
+) -> str:
+    """What a DOCUMENTS-mode result offers as text (``ChunkSearchSpec.document_text``): the
+    chosen content ("" when the result has none of it), or for ``"auto"`` the extractive
+    segments, else the extractive answers, else the snippets, else the document's struct data
+    as ``key: value`` lines."""
+    if choice == "struct_data":
+        return _struct_text(struct_data)
+    if choice != "auto":
+        return _parts_text(derived, choice)
+    for key in _DOCUMENT_PARTS:
+        text = _parts_text(derived, key)
+        if text:
+            return text
+    return _struct_text(struct_data)
+
+
+def _from_document(result: Any, document_text: DocumentText) -> SourceChunk:
     document = result.document
     struct_data = _struct(document, "struct_data")
     derived = _struct(document, "derived_struct_data")
@@ -226,7 +253,7 @@ def _from_document(result: Any) -> SourceChunk:
     title = derived.get("title") or struct_data.get("title") or ""
     return SourceChunk(
         name=document.name,
-        content=_document_text(derived, struct_data),
+        content=_document_text(derived, struct_data, document_text),
         id=document.id or result.id,
         document_id=document.id or result.id,
         document_name=document.name,
@@ -235,20 +262,34 @@ def _from_document(result: Any) -> SourceChunk:
         mime_type=document.content.mime_type,
         struct_data=struct_data,
         derived_struct_data=derived,
+        relevance_score=_segment_score(derived),
         rank_signals=_rank_signals(result),
         model_scores={k: tuple(v.values) for k, v in result.model_scores.items()},
     )
 
 
-def chunk_from_search_result(result: Any) -> SourceChunk:
-    """A ``SearchResponse.SearchResult`` (raw pb) in chunk or document mode as a record."""
+def _segment_score(derived: dict[str, Any]) -> float | None:
+    """A document's relevance score: the best ``relevanceScore`` of its extractive segments
+    (sent with ``return_extractive_segment_score``, "Get snippets and extracted content"),
+    else ``None``: a DOCUMENTS-mode result has no score of its own."""
+    scores = [
+        s["relevanceScore"]
+        for s in derived.get("extractive_segments", ())
+        if isinstance(s, dict) and type(s.get("relevanceScore")) in (int, float)
+    ]
+    return float(max(scores)) if scores else None
+
+
+def chunk_from_search_result(result: Any, document_text: DocumentText = "auto") -> SourceChunk:
+    """A ``SearchResponse.SearchResult`` (raw pb) in chunk or document mode as a record; a
+    document's text is its ``document_text`` content (``ChunkSearchSpec.document_text``)."""
     if result.HasField("chunk"):
         return _chunk(
             result.chunk,
             rank_signals=_rank_signals(result),
             model_scores={k: tuple(v.values) for k, v in result.model_scores.items()},
         )
-    return _from_document(result)
+    return _from_document(result, document_text)
 
 
 def _facet_value(value: Any) -> FacetValue:
@@ -487,7 +528,7 @@ def _discovery_engine_reference(reference: Any) -> SourceChunk:
         struct_data = _struct(info, "struct_data")
         return SourceChunk(
             name=info.document,
-            content=_document_text({}, struct_data),
+            content=_struct_text(struct_data),
             document_id=info.document.rpartition("/")[2],
             document_name=info.document,
             uri=info.uri,

@@ -24,8 +24,10 @@ subclass ``ValueError`` so that code catching ``ValueError`` keeps working.
 from __future__ import annotations
 
 import contextlib
+import copy
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from google.api_core import exceptions as core_exceptions
 
@@ -47,7 +49,13 @@ __all__ = [
 
 
 class GroundingError(Exception):
-    """Base class of every error this project raises."""
+    """Base class of every error this project raises. Each pickles (an error raised in a
+    worker process reaches the parent) with its message and attributes."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exception's own rebuilds from the message alone, which misses keyword-only
+        # arguments (``field``, ``result``, ``cause``): build without __init__, then restore.
+        return (type(self).__new__, (type(self), *self.args), self.__dict__)
 
 
 class ConfigurationError(GroundingError, ValueError):
@@ -88,6 +96,18 @@ class ServiceError(GroundingError):
     def __init__(self, message: str, *, cause: BaseException | None = None) -> None:
         super().__init__(message)
         self.cause = cause
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The cause's gRPC call (its ``response``, and in its ``errors``) belongs to this
+        # process and cannot be pickled: the cause goes without it (its message, code, details
+        # and error info kept).
+        cause = self.cause
+        if isinstance(cause, core_exceptions.GoogleAPICallError):
+            cause = copy.copy(cause)
+            cause._response = None
+            cause._errors = [e for e in cause.errors if not isinstance(e, BaseException)]
+        rebuild, arguments, state = super().__reduce__()
+        return (rebuild, arguments, {**state, "cause": cause})
 
 
 class InvalidRequestError(ServiceError, ValueError):

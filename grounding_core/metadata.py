@@ -3,15 +3,19 @@
 One schema for both frameworks (``docs/metadata.md`` lists every key): LangChain documents and
 LlamaIndex nodes carry ``chunk_metadata`` unchanged, LangChain's answer output and LlamaIndex's
 answer ``Response.metadata`` carry ``answer_metadata`` unchanged. Every chunk field is kept:
-absent values are ``None`` or empty, so that every key is always present.
+absent values are ``None`` or empty, so that every key is always present. The retrievers'
+``metadata_layout="flat"`` adds a document's struct data keys at the top level
+(``flat_metadata``).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
+from .errors import InputError
 from .records import (
     AnswerCitation,
     Claim,
@@ -28,8 +32,12 @@ from .records import (
 __all__ = [
     "CHUNK_PROSE_KEYS",
     "FACT_ATTRIBUTE_EXCLUDES",
+    "METADATA_LAYOUTS",
+    "MetadataLayout",
     "answer_metadata",
+    "check_metadata_layout",
     "chunk_metadata",
+    "flat_metadata",
     "grounding_metadata",
     "grounding_source",
     "neighbour_metadata",
@@ -126,15 +134,51 @@ def rank_signals_metadata(signals: RankSignals) -> dict[str, Any]:
     return out
 
 
-def chunk_metadata(chunk: SourceChunk) -> dict[str, Any]:
+# How a retriever lays out a chunk's metadata: "default", our schema; "flat", that and the
+# document's struct data keys at the top level, as langchain-google-community's documents have.
+MetadataLayout = Literal["default", "flat"]
+METADATA_LAYOUTS: tuple[MetadataLayout, ...] = get_args(MetadataLayout)
+
+
+def check_metadata_layout(value: object) -> MetadataLayout:
+    """``value`` if it is a ``MetadataLayout``, else an ``InputError`` naming
+    ``metadata_layout``."""
+    if value not in METADATA_LAYOUTS:
+        raise InputError(
+            f"metadata_layout must be 'default' or 'flat', got {value!r}", field="metadata_layout"
+        )
+    return value
+
+
+def flat_metadata(metadata: dict[str, Any], chunk: SourceChunk) -> dict[str, Any]:
+    """``metadata`` (``chunk``'s, in the default layout) with ``id`` = the document id and
+    every top-level key of the document's struct data (a copy of its value), as
+    langchain-google-community's documents have them. Our keys win on a clash: a struct key
+    named like one of ours (``title``, ``source``, ``id``, ...) is not repeated at the top level;
+    its value is in ``struct_data``, as every struct value is.
+
+    >>> chunk = SourceChunk(name="n", content="c", document_id="d", struct_data={"year": 2024})
+    >>> flat = flat_metadata(chunk_metadata(chunk), chunk)
+    >>> flat["id"], flat["year"], flat["struct_data"]
+    ('d', 2024, {'year': 2024})
+    """
+    flat = {**metadata, "id": chunk.document_id}
+    for key, value in chunk.struct_data.items():
+        if key not in flat:
+            flat[key] = copy.deepcopy(value)
+    return flat
+
+
+def chunk_metadata(chunk: SourceChunk, layout: MetadataLayout = "default") -> dict[str, Any]:
     """Every field of ``chunk`` but its content, as JSON-safe values; ``source`` is its URI.
+    ``layout="flat"``: ``flat_metadata`` of that.
 
     >>> chunk_metadata(SourceChunk(name="n", content="c", uri="https://x"))["source"]
     'https://x'
     """
     signals = chunk.rank_signals
     page = chunk.page_span
-    return {
+    metadata: dict[str, Any] = {
         "source": chunk.uri,
         "uri": chunk.uri,
         "title": chunk.title,
@@ -169,6 +213,10 @@ def chunk_metadata(chunk: SourceChunk) -> dict[str, Any]:
         ),
         "data_urls": list(chunk.data_urls),
     }
+    if layout == "default":
+        return metadata
+    check_metadata_layout(layout)
+    return flat_metadata(metadata, chunk)
 
 
 def span_metadata(item: Claim | AnswerCitation | GroundingSupport) -> dict[str, Any]:

@@ -13,6 +13,8 @@ every claim's citations resolve to the very objects that were checked.
 (('doc-b',), True, ('0', '1'))
 >>> report.metadata()["claims"][0]["source_ids"]
 ['1']
+>>> report.answer_with_citations
+'Paris is the capital.[1]'
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Generic, Literal, TypeVar
 from rich.console import RenderableType
 from rich.text import Text
 
-from .annotate import DEFAULT_WEAK_BELOW
+from .annotate import DEFAULT_WEAK_BELOW, annotate_grounding
 from .errors import InputError, UngroundedAnswerError
 from .html_report import check_failed_html, grounding_html
 from .metadata import grounding_metadata
@@ -185,6 +187,37 @@ class GroundingReport(Generic[S]):
     def unsupported_claims(self) -> tuple[ClaimReport[S], ...]:
         """Claims that were checked and found no support."""
         return tuple(c for c in self.claims if c.status == "unsupported")
+
+    @property
+    def answer_with_citations(self) -> str:
+        """The answer with inline markers after each cited claim, for code written for
+        langchain-google-community's ``VertexAICheckGroundingWrapper``.
+
+        After a claim come ``[i]`` markers, one per cited source, where ``i`` is the
+        **0-based** position of that source in ``sources`` (the list given to the check), as
+        the peer prints them: ``"Paris is the capital.[0] Lyon is old.[1][2]"``. (``markdown()``
+        numbers from 1, in order of first citation, and lists the sources.) The markers are
+        inserted into the answer, whose own text is kept exactly: spacing, line breaks and
+        text outside every claim stay as they are. (The peer joins the claim texts with
+        spaces instead, and prints Google's ``citation_indices``: positions in
+        ``cited_chunks``, the cited facts in order of first citation, which are the source
+        positions only when the sources are first cited in order and none is empty.)
+        Spans are string indices, so any script, emoji or combining mark is marked after
+        the claim's last character. No marker for an uncited claim, a claim without a usable
+        span (none, outside the answer, or overlapping an earlier claim) or a source the
+        report was not given. An answer with nothing to check is returned as it is; a failed
+        check (no result) gives ``""``.
+        """
+        if self.result is None:
+            return ""
+        claims, count = self.result.claims, len(self.sources)
+        out: list[str] = []
+        for piece, segment in annotate_grounding(self.result).pieces():
+            out.append(piece)
+            if segment is not None:
+                indices = claims[segment.index].source_indices
+                out.extend(f"[{index}]" for index in indices if index < count)
+        return "".join(out)
 
     def markdown(self) -> str:
         """The answer with ``[n]`` markers and a numbered source list (see ``render``)."""

@@ -136,6 +136,7 @@ def search_request(
         query=check_query(query),
         page_size=min(spec.k, MAX_PAGE_SIZE),
         filter=spec.filter,
+        canonical_filter=spec.canonical_filter,
         order_by=spec.order_by,
     )
     content_search_spec = message.content_search_spec
@@ -245,8 +246,11 @@ def _collect(pages: list[Any], k: int, convert: Callable[[Any], SourceChunk]) ->
     return results
 
 
-def _results(pages: list[Any], k: int) -> SearchResults:
-    chunks = _collect(pages, k, chunk_from_search_result)
+def _results(pages: list[Any], spec: ChunkSearchSpec) -> SearchResults:
+    def convert(result: Any) -> SourceChunk:
+        return chunk_from_search_result(result, spec.document_text)
+
+    chunks = _collect(pages, spec.k, convert)
     if not pages:
         return SearchResults(tuple(chunks))
     return search_results_from_response(type(pages[0]).pb(pages[0]), chunks)
@@ -265,7 +269,7 @@ def search_results(
     with translate_errors("Search", target.serving_config_path):
         pager = clients.search().search(request=request, **options.call_kwargs())
         pages = _first_pages(pager, spec.k)
-    return _results(pages, spec.k)
+    return _results(pages, spec)
 
 
 async def asearch_results(
@@ -281,7 +285,7 @@ async def asearch_results(
         client = clients.search_async()
         pager = await client.search(request=request, **options.async_call_kwargs())
         pages = await _afirst_pages(pager, spec.k)
-    return _results(pages, spec.k)
+    return _results(pages, spec)
 
 
 def search_chunks(

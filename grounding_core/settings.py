@@ -25,6 +25,7 @@ from google.api_core import retry as retries
 from google.api_core import retry_async
 
 from .errors import ConfigurationError, InputError, message_too_large
+from .peer_arguments import PEER_PROJECT_ENV_VAR, peer_environment
 from .validation import check_field_types
 
 __all__ = [
@@ -434,7 +435,8 @@ EMULATOR_PROJECT = "emulator-project"
 
 def resolve_project(project: str | None, *, emulator: bool) -> str:
     """The project to use: ``project`` if given, else ``$GOOGLE_CLOUD_PROJECT``, else the
-    project of the application default credentials; against an emulator, which accepts any
+    peer's ``$PROJECT_ID`` (with a ``DeprecationWarning``), else the project of the
+    application default credentials; against an emulator, which accepts any
     project, ``"emulator-project"`` (as Google's Firestore client does).
     """
     if project:
@@ -442,6 +444,13 @@ def resolve_project(project: str | None, *, emulator: bool) -> str:
     for name in PROJECT_ENV_VARS:
         if os.environ.get(name):
             return os.environ[name]
+    peer_project = peer_environment(
+        PEER_PROJECT_ENV_VAR,
+        "the project when project_id and $GOOGLE_CLOUD_PROJECT are not set: set "
+        "GOOGLE_CLOUD_PROJECT (or pass project_id=...) instead",
+    )
+    if peer_project is not None:
+        return peer_project
     if emulator:
         return EMULATOR_PROJECT
     try:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Literal, TypedDict, get_args
 
@@ -35,6 +36,7 @@ __all__ = [
     "ChunkSearchSpec",
     "DataStoreSpec",
     "DeveloperKnowledgeSearchSpec",
+    "DocumentText",
     "FilteringLevel",
     "GroundingSpec",
     "QueryClassificationType",
@@ -145,6 +147,25 @@ _DOCUMENT_OPTIONS = (
     "num_previous_segments",
     "num_next_segments",
 )
+# Which content of a DOCUMENTS-mode result becomes its text ("auto": the first there is).
+DocumentText = Literal[
+    "auto", "extractive_segments", "extractive_answers", "snippets", "struct_data"
+]
+DOCUMENT_TEXTS: tuple[DocumentText, ...] = get_args(DocumentText)
+# What each content needs asked for: (the option, its value that asks for none, how to ask).
+_DOCUMENT_TEXT_NEEDS = {
+    "extractive_segments": (
+        "max_extractive_segment_count",
+        0,
+        f"set it to 1..{MAX_EXTRACTIVE_SEGMENTS}",
+    ),
+    "extractive_answers": (
+        "max_extractive_answer_count",
+        0,
+        f"set it to 1..{MAX_EXTRACTIVE_ANSWERS}",
+    ),
+    "snippets": ("return_snippet", False, "leave it None or set it True"),
+}
 
 
 def _keep_mappings(spec: ChunkSearchSpec, name: str, example: str) -> None:
@@ -183,17 +204,28 @@ class ChunkSearchSpec:
     the default, asks for snippets in documents mode: they exist on every edition),
     ``max_extractive_answer_count`` (0..5), ``max_extractive_segment_count`` (0..10; extractive
     content needs the Enterprise edition on Google), ``return_extractive_segment_score``,
-    ``num_previous_segments``/``num_next_segments`` (with segments). A result's text is its
-    extractive segments, else its extractive answers, else its snippets, else its struct data.
+    ``num_previous_segments``/``num_next_segments`` (with segments). ``document_text``: which
+    content becomes a result's text (``SourceChunk.content``: ``page_content`` / node text):
+    ``"auto"`` (the default) its extractive segments, else its extractive answers, else its
+    snippets, else its struct data; ``"extractive_segments"``, ``"extractive_answers"`` (each
+    part joined by a blank line), ``"snippets"`` (without the ``<b>`` highlighting; "No
+    snippet is available" ones left out) or ``"struct_data"`` (``key: value`` lines, sorted)
+    only that content. The content must be asked for (an ``InputError`` says which option to
+    set). A result without the chosen content is still returned, with an empty text: one
+    record per search result, in the search's order, whatever the choice (its metadata, all
+    the content included in ``derived_struct_data``, is kept).
 
     Query: ``spell_correction`` (``"auto"``, Google's default, or ``"suggestion_only"``),
     ``query_expansion`` (``"auto"`` or ``"disabled"``, Google's default) with
-    ``pin_unexpanded_results``; ``language_code``, ``user_pseudo_id`` (at most 128
-    characters), ``session`` (a session resource name); ``relevance_filter_spec`` (a
-    ``RelevanceFilterSpec`` dict). ``data_store_specs``: ``DataStoreSpec`` records (an engine
-    over several data stores; each with its filter and boost). ``facet_specs``: ``FacetSpec``
-    dicts (at most 100), e.g. ``{"facet_key": {"key": "lang"}, "limit": 10}``; the counts come
-    back in ``SearchResults.facets``.
+    ``pin_unexpanded_results``; ``canonical_filter`` (``SearchRequest.canonical_filter``, in
+    ``filter``'s syntax: the filter under which Google decides whether a query has too few
+    results and needs expanding; the results still pass ``filter``); ``language_code``,
+    ``user_pseudo_id`` (at most 128 characters), ``session`` (a session resource name);
+    ``relevance_filter_spec`` (a ``RelevanceFilterSpec`` dict). ``data_store_specs``:
+    ``DataStoreSpec`` records (an engine over several data stores; each with its filter and
+    boost). ``facet_specs``: ``FacetSpec`` dicts (at most 100), e.g.
+    ``{"facet_key": {"key": "lang"}, "limit": 10}``; the counts come back in
+    ``SearchResults.facets``.
 
     >>> ChunkSearchSpec(k=5, filter='lang: ANY("en")', num_next_chunks=1).k
     5
@@ -214,9 +246,11 @@ class ChunkSearchSpec:
     return_extractive_segment_score: bool = False
     num_previous_segments: int = 0
     num_next_segments: int = 0
+    document_text: DocumentText = "auto"
     spell_correction: SpellCorrection | None = None
     query_expansion: QueryExpansion | None = None
     pin_unexpanded_results: bool = False
+    canonical_filter: str = ""
     language_code: str = ""
     user_pseudo_id: str = ""
     session: str = ""
@@ -277,6 +311,27 @@ class ChunkSearchSpec:
                     "extractive segments",
                     field=given[0],
                 )
+        self._check_document_text()
+
+    def _check_document_text(self) -> None:
+        choice = self.document_text
+        _check_choice("document_text", choice, DOCUMENT_TEXTS)
+        if choice == "auto":
+            return
+        if self.search_mode == "chunks":
+            raise InputError(
+                f"document_text={choice!r} needs search_mode='documents': a chunk result's "
+                "text is its content (leave document_text 'auto' in chunk mode)",
+                field="document_text",
+            )
+        if choice in _DOCUMENT_TEXT_NEEDS:
+            option, none, remedy = _DOCUMENT_TEXT_NEEDS[choice]
+            if getattr(self, option) == none:
+                raise InputError(
+                    f"document_text={choice!r} needs {choice.replace('_', ' ')}, but "
+                    f"{option}={none!r} asks for none: {remedy}",
+                    field="document_text",
+                )
 
     def _check_query_options(self) -> None:
         if self.spell_correction is not None:
@@ -336,9 +391,11 @@ class SearchOptions(TypedDict, total=False):
     return_extractive_segment_score: bool
     num_previous_segments: int
     num_next_segments: int
+    document_text: DocumentText
     spell_correction: SpellCorrection | None
     query_expansion: QueryExpansion | None
     pin_unexpanded_results: bool
+    canonical_filter: str
     language_code: str
     user_pseudo_id: str
     session: str
@@ -456,6 +513,13 @@ class GroundingSpec:
         check_fraction("citation_threshold", self.citation_threshold)
         check_field_types(self)
         object.__setattr__(self, "user_labels", check_user_labels(self.user_labels))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A read-only mapping cannot be pickled or deep-copied: the labels go as a dict and
+        # are checked again when the spec is rebuilt.
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["user_labels"] = dict(self.user_labels)
+        return (partial(type(self), **values), ())
 
 
 @dataclass(frozen=True, slots=True)

@@ -159,6 +159,12 @@ def _search_spec(search: ChunkSearchSpec | SearchOptions) -> ChunkSearchSpec:
 
 
 def _check_mode(summary: SummarySpec, search: ChunkSearchSpec) -> None:
+    if search.document_text != "auto":
+        raise InputError(
+            f"search.document_text={search.document_text!r} does not apply to a summary: its "
+            "references carry the cited chunk contents; leave document_text 'auto'",
+            field="search.document_text",
+        )
     maximum = _MAX_RESULTS[search.search_mode]
     if summary.result_count > maximum:
         raise InputError(

@@ -7,6 +7,8 @@ default (``input_value={...}``), ``client_options={"api_key": ...}`` included, w
 mistake. ``StrictArguments`` refuses every name that is not a field (or its alias), the
 fields of LangChain's bases (``tags``, ``metadata``, ``callbacks``, ``name``...) included,
 with ``grounding_core.unknown_arguments_message`` (the closest known name, never a value),
+after translating the peers' names (``grounding_core.translate_peer_arguments``: the
+component's ``_peer_arguments`` table, a ``DeprecationWarning`` for each use),
 and hides inputs in the text of every error of the model (``hide_input_in_errors``); a
 ``ValidationError`` raised by ``__init__`` carries no input in ``errors()`` and ``json()``
 either (pydantic keeps them there: a web framework returning ``errors()`` would echo a key).
@@ -20,9 +22,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 
-from grounding_core import init_without_inputs, unknown_arguments_message
+from grounding_core import (
+    init_without_inputs,
+    peer_table_of,
+    translate_peer_arguments,
+    unknown_arguments_message,
+)
 
 __all__ = ["STRICT", "StrictArguments", "known_arguments"]
 
@@ -49,9 +56,17 @@ class StrictArguments(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _refuse_unknown_arguments(cls, data: Any) -> Any:
+    def _refuse_unknown_arguments(cls, data: Any, info: ValidationInfo) -> Any:
         if isinstance(data, dict):
-            message = unknown_arguments_message(cls.__name__, data, known_arguments(cls))
+            known = known_arguments(cls)
+            # The peers' names are constructor arguments: an assignment (field_name set) gets
+            # the unknown-name error, with our closest name.
+            table = peer_table_of(cls, known) if info.field_name is None else None
+            try:
+                data = translate_peer_arguments(cls.__name__, table, data)
+            except TypeError as exc:  # a validator's errors are ValueErrors, as pydantic's
+                raise ValueError(str(exc)) from exc
+            message = unknown_arguments_message(cls.__name__, data, known)
             if message is not None:
                 raise ValueError(message)
         return data

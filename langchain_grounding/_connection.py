@@ -2,14 +2,16 @@
 
 The pydantic fields of ``grounding_core.DiscoveryEngineConnection.create`` (and of its Developer
 Knowledge twin), with the same defaults; ``connection`` is the core connection, built once
-(lazily) and reused. Credentials and client options never appear in reprs or serialized forms.
+(lazily) and reused. Credentials and client options never appear in reprs or LangChain's
+serialized forms (``dumpd``); a pickle holds them as given (a key too), and builds its own
+clients at its first call (``grounding_core.clients``).
 Assigning a field validates the component again (``validate_assignment``) and rebuilds what
 it holds from its fields (the connection too, when a connection field changed).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ConfigDict, Field, PrivateAttr
 
@@ -28,6 +30,9 @@ from grounding_core import (
 )
 
 from ._arguments import StrictArguments
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["DeveloperKnowledgeSettings", "DiscoveryEngineSettings"]
 
@@ -70,6 +75,17 @@ class _Settings(StrictArguments):
         if name in self._connection_fields:
             self._connection = None
         super().__setattr__(name, value)
+
+    # The clients say which setting cannot be pickled or copied (pydantic would copy the raw
+    # field first, with an error that names no setting); the pickle holds the credentials as
+    # given, and builds its own clients at its first call.
+    def __getstate__(self) -> dict[Any, Any]:
+        self.connection.clients.check_picklable()
+        return super().__getstate__()
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        self.connection.clients.check_picklable()
+        return super().__deepcopy__(memo)
 
     def _connection_settings(self) -> dict[str, Any]:
         """The keyword arguments of the core connection's ``create``."""

@@ -22,6 +22,7 @@ from pydantic import PrivateAttr
 from grounding_core import (
     DeveloperKnowledgeChunkSearch,
     DiscoveryEngineChunkSearch,
+    SourceChunk,
     search_response_metadata,
 )
 
@@ -46,6 +47,10 @@ class ChunkRetriever(BaseRetriever, StrictArguments, Generic[SearchT]):
         """The core search this retriever wraps."""
         return self._search
 
+    def _document(self, chunk: SourceChunk) -> Document:
+        """A retrieved chunk as a ``Document`` (a retriever with a metadata layout passes it)."""
+        return chunk_to_document(chunk)
+
     def _get_relevant_documents(
         self,
         query: str,
@@ -56,12 +61,12 @@ class ChunkRetriever(BaseRetriever, StrictArguments, Generic[SearchT]):
     ) -> list[Document]:
         search = self._search
         if isinstance(search, DeveloperKnowledgeChunkSearch):
-            return [chunk_to_document(c) for c in search.search(query, k=k, filter=filter)]
+            return [self._document(c) for c in search.search(query, k=k, filter=filter)]
         results = search.search_results(query, k=k, filter=filter)
         run_manager.get_child().on_custom_event(
             SEARCH_RESPONSE_EVENT, search_response_metadata(results), run_id=run_manager.run_id
         )
-        return [chunk_to_document(chunk) for chunk in results.chunks]
+        return [self._document(chunk) for chunk in results.chunks]
 
     async def _aget_relevant_documents(
         self,
@@ -74,9 +79,9 @@ class ChunkRetriever(BaseRetriever, StrictArguments, Generic[SearchT]):
         search = self._search
         if isinstance(search, DeveloperKnowledgeChunkSearch):
             chunks = await search.asearch(query, k=k, filter=filter)
-            return [chunk_to_document(c) for c in chunks]
+            return [self._document(c) for c in chunks]
         results = await search.asearch_results(query, k=k, filter=filter)
         await run_manager.get_child().on_custom_event(
             SEARCH_RESPONSE_EVENT, search_response_metadata(results), run_id=run_manager.run_id
         )
-        return [chunk_to_document(chunk) for chunk in results.chunks]
+        return [self._document(chunk) for chunk in results.chunks]

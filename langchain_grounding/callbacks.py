@@ -49,6 +49,13 @@ class DocumentCollector:
         self._members: dict[UUID, set[UUID]] = {}
         self._documents: dict[UUID, list[Document]] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The runs in flight are the original's: a pickle or copy starts with none.
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
     def started(self, run_id: UUID, parent_run_id: UUID | None) -> None:
         """Record a run under the outermost run of its tree."""
         with self._lock:
@@ -94,6 +101,14 @@ class _GroundingCollector:
         self.max_reports = max_reports
         self.reports: OrderedDict[UUID, LangChainGroundingReport] = OrderedDict()
         self._runs = DocumentCollector()
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Settings and reports go into a pickle or copy; a lock belongs to one process.
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
         self._lock = threading.Lock()
 
     @property

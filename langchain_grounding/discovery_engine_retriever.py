@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+from langchain_core.documents import Document
 from langchain_core.retrievers import LangSmithRetrieverParams
 from pydantic import Field, model_validator
 
@@ -12,20 +13,26 @@ from grounding_core import (
     DEFAULT_COLLECTION,
     DEFAULT_SEARCH_K,
     DEFAULT_SERVING_CONFIG,
+    PEER_RETRIEVER_ARGUMENTS,
     ChunkSearchSpec,
     DataStoreSpec,
     DiscoveryEngineChunkSearch,
     DiscoveryEngineTarget,
+    DocumentText,
+    MetadataLayout,
+    PeerTable,
     QueryExpansion,
     RelevanceThreshold,
     SearchOptions,
     SearchResultMode,
+    SourceChunk,
     SpellCorrection,
 )
 
 from ._connection import DiscoveryEngineSettings
 from ._options import option_values, spec_default
 from ._retrieving import ChunkRetriever
+from .documents import chunk_to_document
 
 __all__ = ["DiscoveryEngineRetriever"]
 
@@ -52,7 +59,11 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
         search_mode: ``"chunks"`` (default) or ``"documents"`` for structured and website
             data stores: then ``page_content`` is the extractive segments, else the extractive
             answers, else the snippets (for structured data, the struct data as
-            ``key: value`` lines).
+            ``key: value`` lines); ``document_text`` picks one of them instead (a result
+            without it gets an empty ``page_content``).
+        metadata_layout: ``"default"`` (the schema of docs/metadata.md) or ``"flat"``: also
+            ``metadata["id"]`` = the document id and every top-level ``struct_data`` key at
+            the top level (our keys win on a clash), as langchain-google-community has them.
         return_snippet, max_extractive_*, spell_correction, query_expansion, facet_specs,
             data_store_specs, ...: the other fields of ``grounding_core.ChunkSearchSpec``
             (each option is a field of its name, with the spec's default and limits)
@@ -87,6 +98,9 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
     (``ainvoke``) runs on Google's async client. The search itself is
     ``grounding_core.DiscoveryEngineChunkSearch`` (``retriever.search``).
     """
+
+    # The peer's names (its VertexAISearchRetriever), translated with a warning.
+    _peer_arguments: ClassVar[PeerTable] = PEER_RETRIEVER_ARGUMENTS
 
     data_store_id: str | None = Field(default=None, description="data store id")
     engine_id: str | None = Field(default=None, description="engine (app) id")
@@ -129,6 +143,9 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
     num_next_segments: int = Field(
         default=_default("num_next_segments"), description="segments after each"
     )
+    document_text: DocumentText = Field(
+        default=_default("document_text"), description="documents mode: the content as text"
+    )
     spell_correction: SpellCorrection | None = Field(
         default=_default("spell_correction"), description="auto or suggestion_only"
     )
@@ -137,6 +154,9 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
     )
     pin_unexpanded_results: bool = Field(
         default=_default("pin_unexpanded_results"), description="with query_expansion='auto'"
+    )
+    canonical_filter: str = Field(
+        default=_default("canonical_filter"), description="decides query expansion (filter syntax)"
     )
     language_code: str = Field(default=_default("language_code"), description="e.g. en-US")
     user_pseudo_id: str = Field(
@@ -151,6 +171,9 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
     )
     facet_specs: Sequence[Mapping[str, Any]] = Field(
         default=_default("facet_specs"), description="FacetSpec dicts (at most 100)"
+    )
+    metadata_layout: MetadataLayout = Field(
+        default="default", description="default, or flat (struct data keys at the top level)"
     )
 
     @model_validator(mode="after")
@@ -170,6 +193,9 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
     def target(self) -> DiscoveryEngineTarget:
         """The data store or engine searched."""
         return self._search.target
+
+    def _document(self, chunk: SourceChunk) -> Document:
+        return chunk_to_document(chunk, self.metadata_layout)
 
     def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:
         params = super()._get_ls_params(**kwargs)

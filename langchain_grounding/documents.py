@@ -12,6 +12,7 @@ from langchain_core.messages import BaseMessage
 from grounding_core import (
     GroundingSource,
     InputError,
+    MetadataLayout,
     SourceChunk,
     chunk_metadata,
     grounding_source,
@@ -35,12 +36,13 @@ ANSWER_KEYS = ("answer", "output", "result", "response", "text")
 DOCUMENT_KEYS = ("documents", "context", "source_documents", "docs")
 
 
-def chunk_to_document(chunk: SourceChunk) -> Document:
-    """A chunk as a ``Document``: ``id`` = chunk resource name, every field in metadata."""
+def chunk_to_document(chunk: SourceChunk, layout: MetadataLayout = "default") -> Document:
+    """A chunk as a ``Document``: ``id`` = chunk resource name, every field in metadata (laid
+    out as ``layout`` says: ``grounding_core.chunk_metadata``)."""
     # The values are known to be valid (str, str, a fresh dict): skip pydantic's validation,
     # which would copy the metadata dict once more for every retrieved chunk.
     return Document.model_construct(
-        id=chunk.name, page_content=chunk.content, metadata=chunk_metadata(chunk)
+        id=chunk.name, page_content=chunk.content, metadata=chunk_metadata(chunk, layout)
     )
 
 

@@ -7,8 +7,9 @@ policies: this module turns chain outputs into an answer and documents, and back
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar, overload
 
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
@@ -19,12 +20,15 @@ from grounding_core import (
     DEFAULT_FALLBACK_ANSWER,
     DEFAULT_GROUNDING_CONFIG,
     DEFAULT_MIN_SUPPORT_SCORE,
+    PEER_CHECKER_ARGUMENTS,
+    ConfigurationError,
     GroundingCheck,
     GroundingOutcome,
     GroundingReport,
     GroundingSource,
     GroundingSpec,
     InputError,
+    PeerTable,
     UngroundedPolicy,
     unknown_arguments_message,
 )
@@ -42,6 +46,15 @@ __all__ = [
 ]
 
 LangChainGroundingReport = GroundingReport[Document | str]
+
+# Where langchain-google-community's VertexAICheckGroundingWrapper reads the documents of an
+# answer given alone: config["configurable"]["documents"].
+CONFIGURABLE_DOCUMENTS = "documents"
+_PEER_SHAPE = (
+    "checker.with_config(configurable={'documents': docs}).invoke(answer), the call shape of "
+    "langchain-google-community's VertexAICheckGroundingWrapper, which returns the "
+    "GroundingReport"
+)
 
 
 def checked_documents(
@@ -81,7 +94,11 @@ def checker_of(
 
 
 class GroundingChecker(
-    DiscoveryEngineSettings, RunnableSerializable[dict[str, Any], dict[str, Any]], StrictArguments
+    DiscoveryEngineSettings,
+    RunnableSerializable[
+        dict[str, Any] | str | BaseMessage, dict[str, Any] | LangChainGroundingReport
+    ],
+    StrictArguments,
 ):
     """Checks an answer against its source documents with Google's checkGrounding.
 
@@ -134,7 +151,27 @@ class GroundingChecker(
     (a declined one) is a report, not an error: nothing sent, no claims, ``skipped_reason``
     set. Runs through LangChain's run machinery (callbacks and tracing fire);
     ``ainvoke``/``abatch`` use Google's async client.
+
+    The call shape of langchain-google-community's ``VertexAICheckGroundingWrapper`` works
+    too: the answer alone (``str`` or ``AIMessage``) with the documents (a list of
+    ``Document``s or strings) in ``config["configurable"]["documents"]``; the output is then
+    the ``GroundingReport`` itself (``.support_score``, ``.claims``,
+    ``.answer_with_citations`` with the peer's 0-based ``[i]`` markers)::
+
+        report = checker.with_config(configurable={"documents": docs}).invoke(answer)
+        chain = prompt | llm | StrOutputParser() | checker.with_config(
+            configurable={"documents": docs}
+        )
+
+    Only ``"documents"`` is read from ``configurable`` (LangChain puts other keys there), and
+    only for an answer given alone: a dict input takes its documents from the dict. With
+    ``on_ungrounded="fallback"`` this shape is refused before any call
+    (``ConfigurationError``): a report has no answer to replace; pass a dict to get the
+    fallback answer, or use ``"annotate"`` or ``"raise"``, which raises as for a dict.
     """
+
+    # The peer's names (its VertexAICheckGroundingWrapper), translated with a warning.
+    _peer_arguments: ClassVar[PeerTable] = PEER_CHECKER_ARGUMENTS
 
     grounding_config: str = DEFAULT_GROUNDING_CONFIG
     citation_threshold: float = Field(default=DEFAULT_CITATION_THRESHOLD, ge=0.0, le=1.0)
@@ -192,8 +229,12 @@ class GroundingChecker(
         """Async ``check`` on Google's async client."""
         return await self._check.acheck(answer_text(answer), *checked_documents(documents))
 
-    def _unpack(self, input: Any) -> tuple[dict[str, Any], str, list[Document | str]]:
-        if isinstance(input, str | BaseMessage):
+    def _configured_documents(
+        self, input: str | BaseMessage, config: RunnableConfig
+    ) -> list[Document | str]:
+        """The documents of an answer given alone: ``config["configurable"]["documents"]``."""
+        configurable = config.get("configurable") or {}
+        if CONFIGURABLE_DOCUMENTS not in configurable:
             # `prompt | llm | StrOutputParser() | checker`: the answer came without its
             # documents (StrOutputParser gives a str subclass, langchain_core's TextAccessor).
             kind = "a string" if isinstance(input, str) else f"a message, {type(input).__name__}"
@@ -202,9 +243,41 @@ class GroundingChecker(
                 "check it against: pass a dict with both, e.g. RunnableParallel(documents="
                 "retriever, question=RunnablePassthrough()).assign(answer=prompt | llm | "
                 "StrOutputParser()) | checker, or wrap the whole chain: with_grounding(chain, "
-                "checker) checks its answer against what its retrievers returned",
+                "checker) checks its answer against what its retrievers returned; or give "
+                f"them in the config's configurable: {_PEER_SHAPE}",
                 field="input",
             )
+        field = "configurable['documents']"
+        documents = configurable[CONFIGURABLE_DOCUMENTS]
+        if not isinstance(documents, list | tuple):
+            raise InputError(
+                f"{field} must be a list of Documents (or strings), got "
+                f"{type(documents).__name__}: {_PEER_SHAPE}",
+                field=field,
+            )
+        if not documents:
+            raise InputError(
+                f"{field} is empty: give the documents the answer is to be checked against "
+                "(the retrieved ones), at least one",
+                field=field,
+            )
+        for index, document in enumerate(documents):
+            if not isinstance(document, Document | str):
+                raise InputError(
+                    f"{field}[{index}] must be a Document or str, got {type(document).__name__}",
+                    field=field,
+                )
+        if self.on_ungrounded == "fallback":
+            raise ConfigurationError(
+                "on_ungrounded='fallback' replaces an ungrounded answer, but an answer given "
+                "alone with its documents in configurable gets the GroundingReport back, which "
+                "has no answer to replace: pass a dict, checker.invoke({'answer': answer, "
+                "'documents': docs}), to get the fallback answer under 'answer', or use "
+                "on_ungrounded='annotate' (the default) or 'raise'"
+            )
+        return list(documents)
+
+    def _unpack(self, input: Any) -> tuple[dict[str, Any], str, list[Document | str]]:
         if not isinstance(input, Mapping):
             raise InputError(
                 "GroundingChecker takes a dict with the answer and its documents, e.g. "
@@ -237,25 +310,69 @@ class GroundingChecker(
         outcome.enforce()
         return output
 
-    def _invoke(self, input: Any) -> dict[str, Any]:
+    @staticmethod
+    def _report(outcome: GroundingOutcome[Document | str]) -> LangChainGroundingReport:
+        outcome.enforce()
+        return outcome.report
+
+    def _invoke(
+        self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> dict[str, Any] | LangChainGroundingReport:
+        if isinstance(input, str | BaseMessage):
+            documents = self._configured_documents(input, config)
+            return self._report(self._check.run(answer_text(input), *checked_documents(documents)))
         values, key, documents = self._unpack(input)
         answer = answer_text(values[key])
         return self._finish(values, key, self._check.run(answer, *checked_documents(documents)))
 
-    async def _ainvoke(self, input: Any) -> dict[str, Any]:
+    async def _ainvoke(
+        self, input: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
+    ) -> dict[str, Any] | LangChainGroundingReport:
+        if isinstance(input, str | BaseMessage):
+            documents = self._configured_documents(input, config)
+            return self._report(
+                await self._check.arun(answer_text(input), *checked_documents(documents))
+            )
         values, key, documents = self._unpack(input)
         answer = answer_text(values[key])
         outcome = await self._check.arun(answer, *checked_documents(documents))
         return self._finish(values, key, outcome)
 
+    @overload
+    def invoke(
+        self, input: str | BaseMessage, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> LangChainGroundingReport: ...
+
+    @overload
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        """Check the answer in ``input`` against its documents."""
+    ) -> dict[str, Any]: ...
+
+    def invoke(
+        self,
+        input: dict[str, Any] | str | BaseMessage,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any] | LangChainGroundingReport:
+        """Check the answer in ``input`` against its documents (a dict: the dict plus
+        ``grounding``; the answer alone, documents in ``configurable``: the report)."""
         return self._call_with_config(self._invoke, input, config, **kwargs)
 
+    @overload
+    async def ainvoke(
+        self, input: str | BaseMessage, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> LangChainGroundingReport: ...
+
+    @overload
     async def ainvoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any]: ...
+
+    async def ainvoke(
+        self,
+        input: dict[str, Any] | str | BaseMessage,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any] | LangChainGroundingReport:
         """Async ``invoke`` on Google's async client."""
         return await self._acall_with_config(self._ainvoke, input, config, **kwargs)

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field, InstanceOf, PrivateAttr, field_validator, model_validator
 
 from grounding_core import (
     DEFAULT_COLLECTION,
     DEFAULT_SERVING_CONFIG,
+    PEER_SUMMARY_ARGUMENTS,
     ChunkSearchSpec,
     DiscoveryEngineSearchSummary,
     DiscoveryEngineTarget,
+    PeerTable,
     SummaryOptions,
     SummarySpec,
 )
@@ -42,8 +44,7 @@ class DiscoveryEngineSummary(DiscoveryEngineSettings, _Answering):
         search: the search's options, a ``grounding_core.ChunkSearchSpec`` or a dict of its
         fields, named as ``DiscoveryEngineRetriever``'s fields (``{"filter": ...,
         "search_mode": "documents", ...}``; ``k`` is not used: ``result_count`` results are
-        read). The former ``filter=`` and ``search_mode=`` still work, with a
-        ``DeprecationWarning``. And the connection fields.
+        read). And the connection fields.
 
     Usage:
         .. code-block:: python
@@ -58,6 +59,9 @@ class DiscoveryEngineSummary(DiscoveryEngineSettings, _Answering):
     ``answer_output`` (``answer`` is the summary text, ``documents`` the cited search results,
     ``skipped_reasons`` non-empty when the service skipped the summary).
     """
+
+    # The peer's names (its VertexAISearchSummaryTool), translated with a warning.
+    _peer_arguments: ClassVar[PeerTable] = PEER_SUMMARY_ARGUMENTS
 
     data_store_id: str | None = None
     engine_id: str | None = None

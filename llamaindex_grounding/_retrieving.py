@@ -16,6 +16,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from grounding_core import (
     DeveloperKnowledgeChunkSearch,
     DiscoveryEngineChunkSearch,
+    MetadataLayout,
     SearchResults,
     SourceChunk,
     check_count,
@@ -38,6 +39,8 @@ class ChunkRetriever(BaseRetriever, Generic[SearchT]):
     """A retriever over a core chunk search; ``aretrieve`` on Google's async client."""
 
     _search: SearchT
+    # How the nodes' metadata is laid out (a retriever that takes metadata_layout sets it).
+    _metadata_layout: MetadataLayout = "default"
 
     def __init__(
         self, search: SearchT, callback_manager: CallbackManager | None, verbose: bool
@@ -81,4 +84,4 @@ class ChunkRetriever(BaseRetriever, Generic[SearchT]):
 
     def _nodes(self, chunks: Sequence[SourceChunk]) -> list[NodeWithScore]:
         logger.debug("%d chunks from %r", len(chunks), self)
-        return [chunk_to_node_with_score(chunk) for chunk in chunks]
+        return [chunk_to_node_with_score(chunk, self._metadata_layout) for chunk in chunks]

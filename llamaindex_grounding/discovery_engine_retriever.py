@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_SEARCH_K,
+    PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS,
     ChunkSearchSpec,
     DiscoveryEngineChunkSearch,
     DiscoveryEngineChunkSearchArgs,
     DiscoveryEngineTarget,
     InputError,
+    MetadataLayout,
+    PeerTable,
     check_count,
+    check_metadata_layout,
     refuse_unknown_arguments,
 )
 
@@ -42,7 +48,11 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
             and linked as the ``PREVIOUS``/``NEXT`` relationships.
         search_mode: ``"chunks"`` (default) or ``"documents"`` for structured and website
             data stores (then the text is the extractive segments, else the extractive
-            answers, else the snippets).
+            answers, else the snippets; ``document_text`` picks one of them instead, and a
+            result without it gets an empty text).
+        metadata_layout: ``"default"`` (the schema of docs/metadata.md) or ``"flat"``: also
+            ``metadata["id"]`` = the document id and every top-level ``struct_data`` key at
+            the top level (our keys win on a clash); kept out of the LLM and embedding text.
         return_snippet, max_extractive_*, spell_correction, query_expansion, facet_specs,
             data_store_specs, ...: the other fields of ``grounding_core.ChunkSearchSpec``
             (documents-mode text, query options). The response's own values (corrected query,
@@ -84,6 +94,9 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
     ``grounding_core.DiscoveryEngineChunkSearch`` (``retriever.search``).
     """
 
+    # The peer's names (its VertexAISearchRetriever), translated with a warning.
+    _peer_arguments: ClassVar[PeerTable] = PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS
+
     @refuse_unknown_arguments
     def __init__(
         self,
@@ -91,6 +104,7 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         similarity_top_k: int = DEFAULT_SEARCH_K,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
+        metadata_layout: MetadataLayout = "default",
         **arguments: Unpack[DiscoveryEngineChunkSearchArgs],
     ) -> None:
         if "k" in arguments:
@@ -98,6 +112,7 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
                 "k is similarity_top_k in LlamaIndex: pass similarity_top_k instead", field="k"
             )
         arguments["k"] = check_count("similarity_top_k", similarity_top_k, minimum=1)
+        self._metadata_layout = check_metadata_layout(metadata_layout)
         search = DiscoveryEngineChunkSearch.connect(**arguments)
         super().__init__(search, callback_manager, verbose)
 
@@ -112,6 +127,11 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
     def target(self) -> DiscoveryEngineTarget:
         """The data store or engine searched."""
         return self._search.target
+
+    @property
+    def metadata_layout(self) -> MetadataLayout:
+        """How the nodes' metadata is laid out (``"default"`` or ``"flat"``)."""
+        return self._metadata_layout
 
     @property
     def spec(self) -> ChunkSearchSpec:

@@ -38,8 +38,7 @@ class DiscoveryEngineSearchSummaryQueryEngine(
         model_version, use_semantic_chunks.
         search: the search's options, a ``grounding_core.ChunkSearchSpec`` or a dict of its
         fields, named as ``DiscoveryEngineRetriever``'s (``{"filter": ..., "search_mode":
-        "documents", ...}``; ``k`` is not used: ``result_count`` results are read). The
-        former ``filter=`` and ``search_mode=`` still work, with a ``DeprecationWarning``.
+        "documents", ...}``; ``k`` is not used: ``result_count`` results are read).
         emulator_host, credentials, client_options, timeout, retry: the connection.
 
     Instantiate:

@@ -5,7 +5,8 @@ A chunk's node has ``id_`` = the chunk's resource name, ``text`` = its content a
 ``metadata`` = every chunk field (``grounding_core.chunk_metadata``, the schema shared with
 the LangChain documents). Only the prose keys (``title``, ``source``, ``description``) reach
 the LLM prompt and the embedding text; every other key is listed in
-``excluded_llm_metadata_keys`` and ``excluded_embed_metadata_keys``.
+``excluded_llm_metadata_keys`` and ``excluded_embed_metadata_keys``: in the ``"flat"``
+layout too, whose ``id`` and struct data keys are data, not prose known to help a prompt.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from grounding_core import (
     CHUNK_PROSE_KEYS,
     GroundedAnswer,
     GroundingSource,
+    MetadataLayout,
     SourceChunk,
     answer_metadata,
     chunk_metadata,
@@ -72,16 +74,16 @@ def _relationships(chunk: SourceChunk) -> dict[NodeRelationship, RelatedNodeInfo
     return relationships
 
 
-def chunk_to_node(chunk: SourceChunk) -> TextNode:
-    """A chunk as a ``TextNode``: ``id_`` = chunk resource name, every field in metadata,
-    ``SOURCE`` = its document, ``PREVIOUS``/``NEXT`` = its nearest neighbours (when the search
-    asked for neighbours).
+def chunk_to_node(chunk: SourceChunk, layout: MetadataLayout = "default") -> TextNode:
+    """A chunk as a ``TextNode``: ``id_`` = chunk resource name, every field in metadata (laid
+    out as ``layout`` says: ``grounding_core.chunk_metadata``), ``SOURCE`` = its document,
+    ``PREVIOUS``/``NEXT`` = its nearest neighbours (when the search asked for neighbours).
 
     >>> node = chunk_to_node(SourceChunk(name="c-1", content="Hi.", uri="https://x", title="X"))
     >>> node.node_id, node.metadata["source"], node.get_content(metadata_mode=MetadataMode.LLM)
     ('c-1', 'https://x', 'source: https://x\\ntitle: X\\n\\nHi.')
     """
-    metadata = chunk_metadata(chunk)
+    metadata = chunk_metadata(chunk, layout)
     excluded = excluded_metadata_keys(metadata)
     return TextNode(
         id_=chunk.name,
@@ -93,9 +95,11 @@ def chunk_to_node(chunk: SourceChunk) -> TextNode:
     )
 
 
-def chunk_to_node_with_score(chunk: SourceChunk) -> NodeWithScore:
+def chunk_to_node_with_score(
+    chunk: SourceChunk, layout: MetadataLayout = "default"
+) -> NodeWithScore:
     """A chunk as a ``NodeWithScore`` whose score is the chunk's relevance score."""
-    return NodeWithScore(node=chunk_to_node(chunk), score=chunk.relevance_score)
+    return NodeWithScore(node=chunk_to_node(chunk, layout), score=chunk.relevance_score)
 
 
 def node_to_source(node: NodeWithScore | BaseNode | str) -> GroundingSource:

@@ -32,6 +32,14 @@ Search options (``SearchRequest`` v1 field docs):
   them; ``expanded`` says whether that found more. With ``pin_unexpanded_results`` the exact
   query's results come first ("unexpanded products are always at the top of the search results,
   followed by the expanded results") and ``pinned_result_count`` counts them.
+- ``canonical_filter`` ("In the case a query does not have a sufficient amount of results this
+  filter will be used to determine whether or not to enable the query expansion flow. The
+  original filter will still be used for the query expanded search"): under ``AUTO``, the exact
+  query's matches are counted under the canonical filter in place of ``filter`` (the data store
+  specs' filters still apply: they scope the data stores, not the user's choice); the results,
+  expanded or not, pass ``filter``. Google's field doc gives it no other effect: without query
+  expansion it is parsed and checked (``INVALID_ARGUMENT`` naming ``canonical_filter``) and
+  changes nothing.
 - ``data_store_specs`` (checked by the servicer): each spec's ``filter`` applies with the
   request's (both must match), its boosts add to the request's.
 - ``facet_specs`` (``facets.py``): counted over every matching document.
@@ -111,7 +119,8 @@ class SearchParams:
     CHUNKS mode). ``scope`` (e.g. the data store or engine name) is bound into page tokens.
     ``filter_field`` names the filter in error messages. ``spell_correction`` "" is none (the
     servicer maps Google's unspecified mode to ``AUTO``); ``data_store_filters`` are
-    ``(field, filter)`` pairs of the data store specs; ``num_previous_segments`` /
+    ``(field, filter)`` pairs of the data store specs; ``canonical_filter`` decides query
+    expansion (see the module docstring); ``num_previous_segments`` /
     ``num_next_segments`` give each DOCUMENTS-mode segment its neighbours.
     """
 
@@ -134,6 +143,7 @@ class SearchParams:
     spell_correction: SpellCorrection = ""
     query_expansion: bool = False
     pin_unexpanded_results: bool = False
+    canonical_filter: str = ""
     data_store_filters: tuple[tuple[str, str], ...] = ()
     facets: tuple[FacetRequest, ...] = ()
     num_previous_segments: int = 0
@@ -258,11 +268,14 @@ def _struct_expression(store: DataStore, text: str, field: str) -> Expression | 
     return bind_filter(expression, store.struct_types, field, store.id)
 
 
-def _filter_mask(store: DataStore, params: SearchParams) -> np.ndarray | None:
-    """The documents that pass the request's filter and every data store spec's filter."""
-    mask = _document_mask(store, params.filter, params.filter_field, params.dialect)
-    for field, text in params.data_store_filters:
-        more = _document_mask(store, text, field, params.dialect)
+def _filter_mask(
+    store: DataStore, params: SearchParams, text: str, field: str
+) -> np.ndarray | None:
+    """The documents that pass filter ``text`` (the request's ``field``) and every data store
+    spec's filter."""
+    mask = _document_mask(store, text, field, params.dialect)
+    for spec_field, spec_text in params.data_store_filters:
+        more = _document_mask(store, spec_text, spec_field, params.dialect)
         if more is not None:
             mask = more if mask is None else mask & more
     return mask
@@ -363,6 +376,7 @@ def _bound_to(params: SearchParams) -> str:
         params.spell_correction,
         params.query_expansion,
         params.pin_unexpanded_results,
+        params.canonical_filter,
         list(params.data_store_filters),
     ]
     return fingerprint(key)
@@ -481,7 +495,13 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
         else params.offset
     )
     documents_mode = params.mode == "documents"
-    document_mask = _filter_mask(store, params)
+    document_mask = _filter_mask(store, params, params.filter, params.filter_field)
+    # Parsed and bound even when unused: a malformed canonical filter is refused either way.
+    canonical_mask = (
+        _filter_mask(store, params, params.canonical_filter, "canonical_filter")
+        if params.canonical_filter.strip()
+        else None
+    )
     keys = _order_by(store, params.order_by) if params.order_by.strip() else []
     boosts = _boost_factors(store, params)
     owner = store.chunk_document
@@ -499,11 +519,12 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
     ranking = (scores.relevance if query.strip() else np.ones(size, np.float32)) * chunk_boost
     expanded = False
     pinned = 0
-    if (
-        params.query_expansion
-        and query.strip()
-        and _match_count(store, scores.candidate, documents_mode) < page_size
-    ):
+    # Whether to expand is decided under the canonical filter when one is given.
+    expands = params.query_expansion and bool(query.strip())
+    counted = scores
+    if expands and canonical_mask is not None:
+        counted = _scores(store, query, tokens, canonical_mask[owner], threshold)
+    if expands and _match_count(store, counted.candidate, documents_mode) < page_size:
         extra = _expansion(store, tokens)
         wider = _scores(store, query, tokens + extra, eligible, threshold) if extra else scores
         if bool((wider.candidate & ~scores.candidate).any()):

@@ -90,7 +90,7 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     ),
     # -- convert
     *_each(
-        "grounding_core.convert._document_text",
+        "grounding_core.convert._parts_text",
         "a missing text is dropped by the isinstance(p, str) filter, whatever the default",
         "p.get(text_key, None)",
         "p.get(text_key, )",

@@ -135,6 +135,31 @@ def test_a_document_mode_result_keeps_every_field():
     )
 
 
+@pytest.mark.parametrize(
+    ("segments", "score"),
+    [
+        ([], None),
+        ([{"content": "a"}], None),  # no score asked for
+        ([{"content": "a", "relevanceScore": 0.25}], 0.25),
+        # The best of the segments, whatever their order; non-numbers are not scores.
+        ([{"relevanceScore": 0.5}, {"relevanceScore": 0.75}, {"relevanceScore": 0.1}], 0.75),
+        ([{"relevanceScore": "0.9"}, {"relevanceScore": True}, "x", {"relevanceScore": 0.0}], 0.0),
+        ([{"relevanceScore": -0.5}], -0.5),
+    ],
+)
+def test_a_document_scores_as_its_best_extractive_segment(segments, score):
+    chunk = _document_with({"extractive_segments": segments})
+    assert chunk.relevance_score == score
+    assert type(chunk.relevance_score) is (float if score is not None else type(None))
+
+
+def test_answers_and_snippets_carry_no_document_score():
+    chunk = _document_with(
+        {"extractive_answers": [{"content": "a", "relevanceScore": 0.5}], "snippets": []}
+    )
+    assert chunk.relevance_score is None
+
+
 def test_a_bare_document_has_empty_uri_title_and_text():
     result = de.SearchResponse.SearchResult(document=de.Document(name="n", id="i"))
     assert chunk_from_search_result(pb(result)) == SourceChunk(
@@ -195,6 +220,72 @@ def test_document_text_prefers_segments_then_answers_then_snippets(derived, text
     chunk = _document_with(derived)
     assert chunk.content == text
     assert chunk.derived_struct_data == derived  # every part kept as it came
+
+
+# Every content of a documents-mode result, each with a part to skip.
+ALL_PARTS = {
+    "extractive_segments": [{"content": "Seg 1."}, {"content": " "}, {"content": "Seg 2."}],
+    "extractive_answers": [{"content": "Ans <b>1</b>."}, {"pageNumber": "3"}],
+    "snippets": [
+        {
+            "snippet": "No snippet is available for this page.",
+            "snippet_status": "NO_SNIPPET_AVAILABLE",
+        },
+        {"snippet": "A <b>bold</b> 東京 🚀 hit.", "snippet_status": "SUCCESS"},
+    ],
+}
+
+
+def _chosen(derived, choice, struct_data=None):
+    result = de.SearchResponse.SearchResult(
+        document=de.Document(
+            name="n", id="d", derived_struct_data=derived, struct_data=struct_data or {}
+        )
+    )
+    return chunk_from_search_result(pb(result), choice)
+
+
+@pytest.mark.parametrize(
+    ("choice", "text"),
+    [
+        ("auto", "Seg 1.\n\nSeg 2."),
+        ("extractive_segments", "Seg 1.\n\nSeg 2."),
+        ("extractive_answers", "Ans <b>1</b>."),
+        ("snippets", "A bold 東京 🚀 hit."),
+        ("struct_data", "b: [1, 2]\nz: 東京"),
+    ],
+)
+def test_document_text_is_the_chosen_content(choice, text):
+    chunk = _chosen(ALL_PARTS, choice, {"z": "東京", "b": [1, 2]})
+    assert chunk.content == text
+    assert chunk.derived_struct_data == ALL_PARTS  # every content kept, whatever the choice
+    assert chunk.struct_data == {"z": "東京", "b": [1, 2]}
+
+
+@pytest.mark.parametrize(
+    "choice", ["extractive_segments", "extractive_answers", "snippets", "struct_data"]
+)
+def test_a_result_without_the_chosen_content_has_an_empty_text(choice):
+    assert _chosen({"title": "T", "link": "https://x"}, choice).content == ""
+
+
+@pytest.mark.parametrize(
+    ("derived", "text"),
+    [
+        ({"extractive_segments": "Seg.", "snippets": [{"snippet": "Snip."}]}, "Snip."),
+        ({"extractive_segments": {"content": "Seg."}, "extractive_answers": 5}, "a: 1"),
+        ({"extractive_segments": [{"content": "  "}]}, "a: 1"),
+    ],
+    ids=["string", "struct-and-number", "blank"],
+)
+def test_auto_passes_over_content_that_is_not_a_list_of_texts(derived, text):
+    assert _chosen(derived, "auto", {"a": 1}).content == text
+    assert _chosen(derived, "extractive_segments", {"a": 1}).content == ""
+
+
+def test_chunk_results_ignore_the_document_text_choice():
+    result = de.SearchResponse.SearchResult(chunk=de.Chunk(name="n", content="Chunk text."))
+    assert chunk_from_search_result(pb(result), "struct_data").content == "Chunk text."
 
 
 def test_a_negative_chunk_relevance_score_is_kept():

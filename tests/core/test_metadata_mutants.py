@@ -3,10 +3,14 @@
 import datetime as dt
 
 import numpy as np
+import pytest
 
+from grounding_core.errors import InputError
 from grounding_core.metadata import (
     answer_metadata,
+    check_metadata_layout,
     chunk_metadata,
+    flat_metadata,
     grounding_metadata,
     grounding_source,
     search_response_metadata,
@@ -81,6 +85,58 @@ def test_every_chunk_field_is_kept():
         "annotation_metadata": [{"structure_type": "TABLE", "content": "| a |", "image_id": "img"}],
         "data_urls": ["data:,x"],
     }
+
+
+def test_the_flat_layout_adds_the_struct_keys_and_the_document_id():
+    struct = {
+        "title": "Struct title",
+        "id": "struct-id",
+        "struct_data": "shadowed",
+        "year": 2024,
+        "名前": "東京 🚀",
+        "tags": ["a", {"b": 1}],
+    }
+    chunk = SourceChunk(
+        name="docs/d", content="T", document_id="d", title="Ours", struct_data=struct
+    )
+    default = chunk_metadata(chunk)
+    flat = chunk_metadata(chunk, "flat")
+    assert flat == {
+        **default,
+        "id": "d",
+        "year": 2024,
+        "名前": "東京 🚀",
+        "tags": ["a", {"b": 1}],
+    }
+    # Our keys win on a clash; the struct values stay in struct_data.
+    assert (flat["title"], flat["struct_data"]) == ("Ours", struct)
+    assert list(flat)[: len(default) + 1] == [*default, "id"]
+    # The top-level values are copies: changing one changes neither struct_data nor the record.
+    flat["tags"][1]["b"] = 2
+    assert flat["struct_data"]["tags"] == ["a", {"b": 1}] == chunk.struct_data["tags"]
+    assert chunk_metadata(chunk, "default") == default
+    assert flat_metadata(default, chunk) == flat | {"tags": ["a", {"b": 1}]}
+
+
+def test_the_flat_layout_of_a_chunk_without_struct_data():
+    chunk = SourceChunk(name="n", content="c")
+    assert chunk_metadata(chunk, "flat") == {**chunk_metadata(chunk), "id": ""}
+
+
+def test_check_metadata_layout():
+    assert check_metadata_layout("default") == "default"
+    assert check_metadata_layout("flat") == "flat"
+
+
+@pytest.mark.parametrize("bad", ["Flat", None, ["flat"]])
+def test_an_unknown_metadata_layout_is_refused(bad):
+    message = f"metadata_layout must be 'default' or 'flat', got {bad!r}"
+    with pytest.raises(InputError) as info:
+        check_metadata_layout(bad)
+    assert (str(info.value), info.value.field) == (message, "metadata_layout")
+    with pytest.raises(InputError) as info:
+        chunk_metadata(SourceChunk(name="n", content="c"), bad)
+    assert (str(info.value), info.value.field) == (message, "metadata_layout")
 
 
 def test_a_grounding_source_keeps_its_text_and_drops_empty_and_bulky_values():

@@ -83,6 +83,14 @@ def test_the_markdown_names_the_checked_sources():
     assert "1. [Paris](https://p.example)\n2. Lyon" in report().markdown()
 
 
+def test_the_answer_with_citations_marks_the_given_sources_from_0():
+    # The second claim also cites a source 2 that the report was not given: no marker.
+    assert report().answer_with_citations == "Paris is big.[0] Lyon is old.[1]"
+    failed = GroundingReport.failed(("doc-a",), (), ConnectionError("down"))
+    assert failed.answer_with_citations == ""
+    assert "answer_with_citations" not in report().metadata()
+
+
 def test_claims_and_metadata_leave_out_sources_the_report_was_not_given():
     assert [c.sources for c in report().claims] == [("doc-a",), ("doc-b",)]
     metadata = report(source_ids=("a", "b")).metadata()

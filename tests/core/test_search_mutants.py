@@ -128,6 +128,7 @@ def test_a_chunk_request_has_every_field():
     for field in ("spell_correction_spec", "query_expansion_spec", "relevance_filter_spec"):
         assert field not in plain
     assert (plain.language_code, plain.user_pseudo_id, plain.session) == ("", "", "")
+    assert plain.canonical_filter == ""
     assert (list(plain.data_store_specs), list(plain.facet_specs)) == ([], [])
 
 
@@ -168,6 +169,7 @@ def test_query_options_reach_the_request():
         spell_correction="suggestion_only",
         query_expansion="auto",
         pin_unexpanded_results=True,
+        canonical_filter='lang: ANY("fr")',
         language_code="fr-CA",
         user_pseudo_id="visitor",
         session="s",
@@ -190,6 +192,7 @@ def test_query_options_reach_the_request():
         request.query_expansion_spec.condition == de.SearchRequest.QueryExpansionSpec.Condition.AUTO
     )
     assert request.query_expansion_spec.pin_unexpanded_results is True
+    assert request.canonical_filter == 'lang: ANY("fr")'
     assert (request.language_code, request.user_pseudo_id, request.session) == (
         "fr-CA",
         "visitor",
@@ -319,7 +322,7 @@ def test_a_malformed_relevance_filter_names_an_example():
 
 
 def test_no_page_is_no_result():
-    assert _results([], 5) == SearchResults(())
+    assert _results([], ChunkSearchSpec(k=5)) == SearchResults(())
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])

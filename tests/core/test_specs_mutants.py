@@ -73,6 +73,14 @@ def test_check_fraction():
         ({"k": 0}, ("k must be >= 1, got 0", "k", None)),
         ({"filter": 1}, ("ChunkSearchSpec.filter must be a string, got int", "filter", None)),
         (
+            {"canonical_filter": b"x"},
+            (
+                "ChunkSearchSpec.canonical_filter must be a string, got bytes",
+                "canonical_filter",
+                None,
+            ),
+        ),
+        (
             {"order_by": None},
             ("ChunkSearchSpec.order_by must be a string, got NoneType", "order_by", None),
         ),
@@ -290,6 +298,7 @@ def test_chunk_search_spec_accepts_the_option_boundaries():
         spell_correction="suggestion_only",
         query_expansion="auto",
         pin_unexpanded_results=True,
+        canonical_filter='lang: ANY("en")',
         user_pseudo_id="u" * 128,
         facet_specs=[{"facet_key": {"key": "k"}}] * 100,
     )
@@ -297,7 +306,9 @@ def test_chunk_search_spec_accepts_the_option_boundaries():
     assert (spec.num_previous_segments, spec.num_next_segments) == (7, 7)
     assert len(spec.facet_specs) == 100
     assert type(spec.facet_specs) is tuple
+    assert spec.canonical_filter == 'lang: ANY("en")'
     plain = ChunkSearchSpec()
+    assert plain.canonical_filter == ""
     assert (plain.return_snippet, plain.spell_correction, plain.query_expansion) == (
         None,
         None,
@@ -572,6 +583,12 @@ SURROGATE = (
             f"ChunkSearchSpec.language_code {SURROGATE}",
             "ChunkSearchSpec.language_code",
         ),
+        (
+            ChunkSearchSpec,
+            {"canonical_filter": "\ud800"},
+            f"ChunkSearchSpec.canonical_filter {SURROGATE}",
+            "ChunkSearchSpec.canonical_filter",
+        ),
     ],
 )
 def test_every_spec_checks_its_declared_types(spec_type, kwargs, message, field):
@@ -612,3 +629,86 @@ def test_dict_options_hold_no_cycle():
         assert refusal(spec_type, boost_spec=loop)[0] == (
             "boost_spec['again'] is circular (it contains itself): break the cycle"
         )
+
+
+# -- document_text (which documents-mode content is the text) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        (
+            {**DOCS, "document_text": "segments"},
+            (
+                "document_text must be one of 'auto', 'extractive_segments', "
+                "'extractive_answers', 'snippets', 'struct_data', got 'segments'",
+                "document_text",
+                None,
+            ),
+        ),
+        (
+            {"document_text": "snippets"},
+            (
+                "document_text='snippets' needs search_mode='documents': a chunk result's text "
+                "is its content (leave document_text 'auto' in chunk mode)",
+                "document_text",
+                None,
+            ),
+        ),
+        (
+            {"document_text": "struct_data"},
+            (
+                "document_text='struct_data' needs search_mode='documents': a chunk result's "
+                "text is its content (leave document_text 'auto' in chunk mode)",
+                "document_text",
+                None,
+            ),
+        ),
+        (
+            {**DOCS, "document_text": "extractive_segments", "max_extractive_answer_count": 1},
+            (
+                "document_text='extractive_segments' needs extractive segments, but "
+                "max_extractive_segment_count=0 asks for none: set it to 1..10",
+                "document_text",
+                None,
+            ),
+        ),
+        (
+            {**DOCS, "document_text": "extractive_answers", "max_extractive_segment_count": 1},
+            (
+                "document_text='extractive_answers' needs extractive answers, but "
+                "max_extractive_answer_count=0 asks for none: set it to 1..5",
+                "document_text",
+                None,
+            ),
+        ),
+        (
+            {**DOCS, "document_text": "snippets", "return_snippet": False},
+            (
+                "document_text='snippets' needs snippets, but return_snippet=False asks for "
+                "none: leave it None or set it True",
+                "document_text",
+                None,
+            ),
+        ),
+    ],
+    ids=["unknown", "chunk-mode", "chunk-mode-struct", "no-segments", "no-answers", "no-snippets"],
+)
+def test_document_text_refusals(kwargs, expected):
+    assert refusal(ChunkSearchSpec, **kwargs) == expected
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"document_text": "auto"},
+        {**DOCS, "document_text": "auto", "return_snippet": False},
+        {**DOCS, "document_text": "extractive_segments", "max_extractive_segment_count": 1},
+        {**DOCS, "document_text": "extractive_answers", "max_extractive_answer_count": 1},
+        {**DOCS, "document_text": "snippets"},
+        {**DOCS, "document_text": "snippets", "return_snippet": True},
+        {**DOCS, "document_text": "struct_data", "return_snippet": False},
+    ],
+)
+def test_document_text_accepts_the_content_asked_for(kwargs):
+    assert ChunkSearchSpec(**kwargs).document_text == kwargs["document_text"]

@@ -5,8 +5,10 @@ block may use an earlier block's names), with top-level ``await`` allowed.
 The test starts the emulator and sets ``DISCOVERYENGINE_EMULATOR_HOST`` and
 ``DEVELOPERKNOWLEDGE_EMULATOR_HOST``, so blocks need no ``emulator_host=``. A block that needs
 Google Cloud says so in its fence's info string, ```` ```python google-cloud ````, and is
-skipped with that reason. Each block runs in a fresh working directory of its page (blocks may
-write files). A few blocks' printed output is checked too (``PRINTS``).
+skipped with that reason; so is a peer's code in docs/migrating.md (```` ```python peer ... ````),
+which runs in the peer's own virtualenv (tests/migration). Each block runs in a fresh working
+directory of its page (blocks may write files). A few blocks' printed output is checked too
+(``PRINTS``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```python([^\n]*)\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 NEEDS_GOOGLE_CLOUD = "google-cloud"
+PEER_CODE = "peer"  # docs/migrating.md: the peers' code, run by tests/migration
 
 # What some blocks print: (page, a line of the block) -> a regular expression the printed
 # output must match in full.
@@ -45,6 +48,11 @@ PRINTS = {
         r"What does the yield statement do\? and how does it differ from return\?\n"
     ),
     ("docs/llamaindex.md", "DiscoveryEngineChatEngine("): r"True .+\n",
+    ("docs/migrating.md", "GroundingChecker(project_id=PROJECT_ID)\nresult ="): (
+        r'1\.0 The "with" statement is used to wrap .*\)\.\[0\]\[1\]\n'  # the peer's output
+    ),
+    ("docs/migrating.md", 'metadata_layout="flat"'): r"with statements statements\n",
+    ("docs/migrating.md", "except NotFoundError"): r"NotFound True\n",
     ("docs/llamaindex.md", "DeveloperKnowledgeChatEngine("): (
         r"What does the yield statement do\? and how does it differ from return\?\n"
     ),
@@ -63,6 +71,10 @@ class Block:
     @property
     def needs_google_cloud(self) -> bool:
         return NEEDS_GOOGLE_CLOUD in self.info.split()
+
+    @property
+    def is_peer_code(self) -> bool:
+        return PEER_CODE in self.info.split()
 
     def expected_output(self) -> str | None:
         found = [
@@ -133,12 +145,14 @@ def page_runs() -> Any:
 def test_block_runs_as_written(block, docs_emulator, page_runs, monkeypatch, tmp_path_factory):
     if block.needs_google_cloud:
         pytest.skip(f"needs Google Cloud (```python {NEEDS_GOOGLE_CLOUD}```)")
+    if block.is_peer_code:
+        pytest.skip("a peer's code: it runs in the peer's virtualenv (tests/migration)")
     monkeypatch.setenv("GROUNDING_EMULATOR_SEMANTIC", "off")
     monkeypatch.setenv("DISCOVERYENGINE_EMULATOR_HOST", docs_emulator.address)
     monkeypatch.setenv("DEVELOPERKNOWLEDGE_EMULATOR_HOST", docs_emulator.address)
     run = page_runs.setdefault(block.page, PageRun())
     for earlier in (b for b in BLOCKS if b.page == block.page and b.line < block.line):
-        if earlier.line in run.done or earlier.needs_google_cloud:
+        if earlier.line in run.done or earlier.needs_google_cloud or earlier.is_peer_code:
             continue
         # Run alone (pytest -k), a block first runs the blocks above it, as a reader would.
         run.done.add(earlier.line)

@@ -38,6 +38,10 @@ EXTERNAL = {
     "StreamingResponse", "TextNode",
     # Python and pydantic
     "KeyboardInterrupt", "TypeError", "ValidationError", "ValueError",
+    "DeprecationWarning", "RuntimeError",
+    # The peers and their docs' names (docs/migrating.md)
+    "VertexAISearchRetriever", "VertexAICheckGroundingWrapper", "VertexAIMultiTurnSearchRetriever",
+    "VertexAISearchSummaryTool", "VertexAIRank", "ChatVertexAI", "BaseTool",
 }  # fmt: skip
 
 CODE_BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)

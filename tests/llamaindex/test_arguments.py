@@ -35,7 +35,13 @@ def test_every_component_checks_its_arguments():
 
 def test_the_signature_is_kept():
     parameters = inspect.signature(DiscoveryEngineRetriever).parameters
-    assert list(parameters) == ["similarity_top_k", "callback_manager", "verbose", "arguments"]
+    assert list(parameters) == [
+        "similarity_top_k",
+        "callback_manager",
+        "verbose",
+        "metadata_layout",
+        "arguments",
+    ]
 
 
 def test_an_unknown_name_is_refused_before_anything_is_built():

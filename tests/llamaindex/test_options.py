@@ -45,7 +45,7 @@ COMPONENTS = [
     ),
 ]
 # The component's own parameters (LlamaIndex's), next to the options.
-OWN = {"callback_manager", "verbose", "similarity_top_k"}
+OWN = {"callback_manager", "verbose", "similarity_top_k", "metadata_layout"}
 
 
 @pytest.mark.parametrize(
@@ -88,9 +88,11 @@ def test_every_search_option_reaches_the_core(emulator):
         "return_extractive_segment_score": True,
         "num_previous_segments": 1,
         "num_next_segments": 1,
+        "document_text": "extractive_answers",
         "spell_correction": "suggestion_only",
         "query_expansion": "auto",
         "pin_unexpanded_results": True,
+        "canonical_filter": 'lang: ANY("en")',
         "language_code": "en",
         "user_pseudo_id": "visitor-1",
         "session": "projects/p/locations/global/collections/c/engines/e/sessions/s",

@@ -49,12 +49,12 @@ CASES = [
         ["unknown arguments 'fliter' (did you mean 'filter'?), 'order' (did you mean 'order_by'?)"],
     ),
     (
-        "langchain retriever a peer's name",
+        "langchain retriever a peer's name it has no alias for",
         lambda e: lc.DiscoveryEngineRetriever(
-            project_id=PROJECT, data_store_id="d", max_documents=3
+            project_id=PROJECT, data_store_id="d", conversation_id="-"
         ),
         ValidationError,
-        ["unknown argument 'max_documents'", "help(DiscoveryEngineRetriever)"],
+        ["unknown argument 'conversation_id'", "help(DiscoveryEngineRetriever)"],
     ),
     (
         "langchain retriever callbacks at construction",

@@ -122,9 +122,10 @@ class SearchServicer(Servicer):
     signals (``keyword_similarity_score`` = raw BM25, ``relevance_score``, ``default_rank``,
     ``boosting_factor`` when boosted) are always set. Spell correction follows
     ``SpellCorrectionSpec`` (unspecified mode = ``AUTO``), query expansion
-    ``QueryExpansionSpec`` (unspecified = ``DISABLED``); ``user_pseudo_id``, ``language_code``,
-    ``relevance_filter_spec`` and ``session`` (which must exist, unless ``-``) are accepted and
-    otherwise have no effect.
+    ``QueryExpansionSpec`` (unspecified = ``DISABLED``), decided under ``canonical_filter``
+    when one is given (``SearchRequest.canonical_filter``, see ``search/engine.py``);
+    ``user_pseudo_id``, ``language_code``, ``relevance_filter_spec`` and ``session`` (which
+    must exist, unless ``-``) are accepted and otherwise have no effect.
     """
 
     services = discovery_engine("SearchService")
@@ -177,6 +178,7 @@ class SearchServicer(Servicer):
             ),
             query_expansion=expansion.condition == _Expansion.AUTO,
             pin_unexpanded_results=expansion.pin_unexpanded_results,
+            canonical_filter=request.canonical_filter,
             data_store_filters=spec_filters,
             facets=_facets(request),
             num_previous_segments=extractive.num_previous_segments,

@@ -1,0 +1,136 @@
+"""llama-index-retrievers-vertexai-search's argument names on our LlamaIndex retriever (and
+the connection names on every Discovery Engine component), on the emulator."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from google.oauth2 import service_account
+from llama_index.core.retrievers import BaseRetriever
+
+from grounding_core import ChunkSearchSpec, InputError
+from grounding_core.search import search_request
+from llamaindex_grounding import (
+    DiscoveryEngineAnswerQueryEngine,
+    DiscoveryEngineRetriever,
+    GroundingEvaluator,
+)
+from tests.core.test_peer_arguments import EMAIL, SPELL, service_account_file
+
+PROJECT = "test-project"
+QUERY = "lighthouse keeper"
+
+
+def test_class():
+    assert BaseRetriever in DiscoveryEngineRetriever.__mro__
+
+
+def retriever(emulator, **arguments):
+    with pytest.warns(DeprecationWarning, match="^DiscoveryEngineRetriever got ") as record:
+        built = DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address,
+            **arguments,
+        )  # fmt: skip
+    assert len(record) == 1
+    assert record[0].filename == __file__
+    return built, str(record[0].message)
+
+
+def test_the_issues_probe(emulator):
+    built, message = retriever(emulator, location_id="eu", max_documents=10)
+    assert message.startswith(
+        "DiscoveryEngineRetriever got llama-index-retrievers-vertexai-search's names: "
+        "VertexAISearchRetriever's `location_id='eu'` is `location='eu'` here; "
+    )
+    assert "VertexAISearchRetriever's `max_documents=10` is `similarity_top_k=10` here" in message
+    assert "spell_correction='suggestion_only'" in message
+    assert built.similarity_top_k == 10
+    assert built.target.location == "eu"
+    spec = built.spec
+    assert (spec.search_mode, spec.document_text, spec.max_extractive_segment_count) == (
+        "documents",
+        "extractive_segments",
+        1,
+    )
+    assert (spec.return_extractive_segment_score, spec.spell_correction, spec.query_expansion) == (
+        True,
+        "suggestion_only",
+        "disabled",
+    )
+    request = search_request(built.target, QUERY, spec)
+    assert request.spell_correction_spec.mode == SPELL.SUGGESTION_ONLY
+    assert request.content_search_spec.extractive_content_spec.return_extractive_segment_score
+    nodes = built.retrieve(QUERY)
+    assert len(nodes) == 10
+    for node in nodes:
+        assert node.node.node_id.startswith("projects/test-project/locations/eu/")
+        segments = node.node.metadata["derived_struct_data"]["extractive_segments"]
+        assert [s["content"] for s in segments] == [node.node.text]
+        assert "relevanceScore" in segments[0]
+    assert built.retrieve("lighthuose") == []  # the peer's spell correction: suggestion only
+
+
+def test_without_peer_names_nothing_changes(emulator):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address
+        )
+    assert ours.spec == ChunkSearchSpec(k=4)
+    assert len(ours.retrieve(QUERY)) == 4
+
+
+def test_structured_data_and_the_user_agent(emulator):
+    built, message = retriever(emulator, engine_data_type=1, user_agent="my-app/1.0")
+    assert "`user_agent='my-app/1.0'` is ignored here" in message
+    assert (built.spec.document_text, built.similarity_top_k) == ("struct_data", 5)
+    node = built.retrieve("sequence ordinal marker")[0]
+    assert "group: sequence" in node.node.text
+
+
+def test_credentials_path(emulator, tmp_path):
+    path = service_account_file(tmp_path / "key.json")
+    built, message = retriever(emulator, credentials_path=str(path), similarity_top_k=2)
+    assert "defaults" not in message  # not the retriever peer's name: no search defaults
+    credentials = built.search.connection.clients._credentials
+    assert isinstance(credentials, service_account.Credentials)
+    assert credentials.service_account_email == EMAIL
+    assert len(built.retrieve(QUERY)) == 2
+
+
+def test_errors():
+    with pytest.raises(TypeError, match=r"both `max_documents` .* and `similarity_top_k`"):
+        DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id="d", max_documents=3, similarity_top_k=2
+        )
+    with pytest.raises(InputError, match=r"engine_data_type must be one of 0 .*, got 7"):
+        DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", engine_data_type=7)
+    # The LlamaIndex peer's constructor does not take it: still an unknown argument here.
+    with pytest.raises(TypeError, match="unknown argument 'get_extractive_answers'"):
+        DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", get_extractive_answers=True)
+
+
+def test_every_discovery_engine_component_takes_the_connection_names(emulator, tmp_path):
+    path = service_account_file(tmp_path / "key.json")
+    with pytest.warns(
+        DeprecationWarning, match="^GroundingEvaluator got langchain-google-"
+    ) as record:
+        evaluator = GroundingEvaluator(
+            project_id=PROJECT,
+            location_id="eu",
+            credentials_path=str(path),
+            emulator_host=emulator.address,
+        )
+    assert record[0].filename == __file__
+    connection = evaluator._checker.connection
+    assert connection.location == "eu"
+    assert connection.clients._credentials.service_account_email == EMAIL
+    with pytest.warns(DeprecationWarning, match="`location_id='us'` is `location='us'` here"):
+        engine = DiscoveryEngineAnswerQueryEngine(
+            project_id=PROJECT,
+            location_id="us",
+            data_store_id="test-docs",
+            emulator_host=emulator.address,
+        )
+    assert engine.target.location == "us"
