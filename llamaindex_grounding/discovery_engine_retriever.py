@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+import dataclasses
+from typing import Any, ClassVar
 
 from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
@@ -10,6 +11,7 @@ from typing_extensions import Unpack
 from grounding_core import (
     DEFAULT_SEARCH_K,
     PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS,
+    PEER_RETRIEVER_ARGUMENTS,
     ChunkSearchSpec,
     DiscoveryEngineChunkSearch,
     DiscoveryEngineChunkSearchArgs,
@@ -25,6 +27,16 @@ from grounding_core import (
 from ._retrieving import ChunkRetriever
 
 __all__ = ["DiscoveryEngineRetriever"]
+
+# The search options settable as attributes (``k`` is ``similarity_top_k`` here), and the
+# peers' names, which are not: each with the option to set instead, if one is settable.
+_OPTIONS = frozenset(f.name for f in dataclasses.fields(ChunkSearchSpec)) - {"k"}
+_PEER_NAMES = {
+    argument.name: "similarity_top_k" if argument.ours == ("k",) else "".join(argument.ours[:1])
+    for table in (PEER_RETRIEVER_ARGUMENTS, PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS)
+    for argument in table.arguments
+    if argument.name not in _OPTIONS
+}
 
 
 class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
@@ -58,6 +70,8 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
             (documents-mode text, query options). The response's own values (corrected query,
             facets, ...) come as a ``SearchResponseEvent`` to LlamaIndex's event handlers.
         emulator_host, credentials, client_options, timeout, retry: the connection.
+        Every search option is an attribute too (``retriever.filter = ...``: validated, sent
+        with the next query), as llama-index-retrievers-vertexai-search takes them.
 
     Instantiate:
         .. code-block:: python
@@ -115,6 +129,34 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         self._metadata_layout = check_metadata_layout(metadata_layout)
         search = DiscoveryEngineChunkSearch.connect(**arguments)
         super().__init__(search, callback_manager, verbose)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for names not found otherwise: the search options, read from the spec.
+        if name in _OPTIONS:
+            return getattr(self._search.spec, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # llama-index-retrievers-vertexai-search takes its search options as attributes set
+        # after construction (retriever.filter = ...): ours take them too, validated, instead
+        # of keeping an attribute that no search reads.
+        if name in _OPTIONS:
+            self._search = self._search.replace(**{name: value})
+        elif name in _PEER_NAMES:
+            ours = _PEER_NAMES[name]
+            if ours in _OPTIONS or ours == "similarity_top_k":
+                instead = f"set {ours} instead"
+            elif ours:
+                instead = f"build the retriever with {ours}=..."
+            else:
+                instead = "it has no attribute equivalent"
+            raise AttributeError(
+                f"{name} is a name of the peers (llama-index-retrievers-vertexai-search, "
+                f"langchain-google-community), not an attribute of {type(self).__name__}: "
+                f"{instead} (docs/migrating.md maps each)"
+            )
+        else:
+            super().__setattr__(name, value)
 
     def __repr__(self) -> str:
         return (
