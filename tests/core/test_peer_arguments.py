@@ -434,8 +434,13 @@ def test_data_store_id_is_read_when_no_target_is_named(monkeypatch):
     connection = DiscoveryEngineConnection.create(project_id="p", emulator_host="localhost:1")
     monkeypatch.delenv(GROUNDING_DATA_STORE, raising=False)
     monkeypatch.setenv(PEER_DATA_STORE_ENV_VAR, "peer-store")
-    with pytest.warns(DeprecationWarning, match=r"^\$DATA_STORE_ID is langchain-google-commu"):
+    with pytest.warns(DeprecationWarning, match=r"^\$DATA_STORE_ID is langchain-google-commu") as w:
         assert connection.target().data_store == "peer-store"
+    assert [str(warning.message) for warning in w] == [
+        "$DATA_STORE_ID is langchain-google-community's variable, read here as the data store "
+        "when neither data_store_id nor engine_id is given: set GROUNDING_DATA_STORE (or pass "
+        "data_store_id=...) instead"
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert connection.target(data_store_id="mine").data_store == "mine"
