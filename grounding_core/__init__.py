@@ -64,6 +64,7 @@ from .grounding import acheck_grounding, acheck_sources, check_grounding, check_
 from .html_report import answer_html, grounding_html
 from .metadata import (
     CHUNK_PROSE_KEYS,
+    DEFAULT_METADATA_LAYOUT,
     MetadataLayout,
     answer_metadata,
     check_metadata_layout,
@@ -197,6 +198,7 @@ __all__ = [
     "DEFAULT_GROUNDING_CONFIG",
     "DEFAULT_LOCATION",
     "DEFAULT_MAX_RETURN_RESULTS",
+    "DEFAULT_METADATA_LAYOUT",
     "DEFAULT_MIN_SUPPORT_SCORE",
     "DEFAULT_RETRY",
     "DEFAULT_SEARCH_K",

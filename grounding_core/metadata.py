@@ -31,6 +31,7 @@ from .records import (
 
 __all__ = [
     "CHUNK_PROSE_KEYS",
+    "DEFAULT_METADATA_LAYOUT",
     "FACT_ATTRIBUTE_EXCLUDES",
     "METADATA_LAYOUTS",
     "MetadataLayout",
@@ -138,6 +139,7 @@ def rank_signals_metadata(signals: RankSignals) -> dict[str, Any]:
 # document's struct data keys at the top level, as langchain-google-community's documents have.
 MetadataLayout = Literal["default", "flat"]
 METADATA_LAYOUTS: tuple[MetadataLayout, ...] = get_args(MetadataLayout)
+DEFAULT_METADATA_LAYOUT: MetadataLayout = "default"
 
 
 def check_metadata_layout(value: object) -> MetadataLayout:
@@ -169,7 +171,9 @@ def flat_metadata(metadata: dict[str, Any], chunk: SourceChunk) -> dict[str, Any
     return flat
 
 
-def chunk_metadata(chunk: SourceChunk, layout: MetadataLayout = "default") -> dict[str, Any]:
+def chunk_metadata(
+    chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT
+) -> dict[str, Any]:
     """Every field of ``chunk`` but its content, as JSON-safe values; ``source`` is its URI.
     ``layout="flat"``: ``flat_metadata`` of that.
 
@@ -213,7 +217,7 @@ def chunk_metadata(chunk: SourceChunk, layout: MetadataLayout = "default") -> di
         ),
         "data_urls": list(chunk.data_urls),
     }
-    if layout == "default":
+    if layout == DEFAULT_METADATA_LAYOUT:
         return metadata
     check_metadata_layout(layout)
     return flat_metadata(metadata, chunk)

@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 
 from grounding_core import (
     DEFAULT_COLLECTION,
+    DEFAULT_METADATA_LAYOUT,
     DEFAULT_SEARCH_K,
     DEFAULT_SERVING_CONFIG,
     PEER_RETRIEVER_ARGUMENTS,
@@ -173,7 +174,8 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
         default=_default("facet_specs"), description="FacetSpec dicts (at most 100)"
     )
     metadata_layout: MetadataLayout = Field(
-        default="default", description="default, or flat (struct data keys at the top level)"
+        default=DEFAULT_METADATA_LAYOUT,
+        description="default, or flat (struct data keys at the top level)",
     )
 
     @model_validator(mode="after")

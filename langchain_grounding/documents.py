@@ -10,6 +10,7 @@ from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 
 from grounding_core import (
+    DEFAULT_METADATA_LAYOUT,
     GroundingSource,
     InputError,
     MetadataLayout,
@@ -36,7 +37,9 @@ ANSWER_KEYS = ("answer", "output", "result", "response", "text")
 DOCUMENT_KEYS = ("documents", "context", "source_documents", "docs")
 
 
-def chunk_to_document(chunk: SourceChunk, layout: MetadataLayout = "default") -> Document:
+def chunk_to_document(
+    chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT
+) -> Document:
     """A chunk as a ``Document``: ``id`` = chunk resource name, every field in metadata (laid
     out as ``layout`` says: ``grounding_core.chunk_metadata``)."""
     # The values are known to be valid (str, str, a fresh dict): skip pydantic's validation,

@@ -14,6 +14,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from grounding_core import (
+    DEFAULT_METADATA_LAYOUT,
     DeveloperKnowledgeChunkSearch,
     DiscoveryEngineChunkSearch,
     MetadataLayout,
@@ -40,7 +41,7 @@ class ChunkRetriever(BaseRetriever, Generic[SearchT]):
 
     _search: SearchT
     # How the nodes' metadata is laid out (a retriever that takes metadata_layout sets it).
-    _metadata_layout: MetadataLayout = "default"
+    _metadata_layout: MetadataLayout = DEFAULT_METADATA_LAYOUT
 
     def __init__(
         self, search: SearchT, callback_manager: CallbackManager | None, verbose: bool

@@ -9,6 +9,7 @@ from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
 from grounding_core import (
+    DEFAULT_METADATA_LAYOUT,
     DEFAULT_SEARCH_K,
     PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS,
     PEER_RETRIEVER_ARGUMENTS,
@@ -118,7 +119,7 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         similarity_top_k: int = DEFAULT_SEARCH_K,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
-        metadata_layout: MetadataLayout = "default",
+        metadata_layout: MetadataLayout = DEFAULT_METADATA_LAYOUT,
         **arguments: Unpack[DiscoveryEngineChunkSearchArgs],
     ) -> None:
         if "k" in arguments:

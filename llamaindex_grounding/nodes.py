@@ -27,6 +27,7 @@ from llama_index.core.schema import (
 
 from grounding_core import (
     CHUNK_PROSE_KEYS,
+    DEFAULT_METADATA_LAYOUT,
     GroundedAnswer,
     GroundingSource,
     MetadataLayout,
@@ -74,7 +75,7 @@ def _relationships(chunk: SourceChunk) -> dict[NodeRelationship, RelatedNodeInfo
     return relationships
 
 
-def chunk_to_node(chunk: SourceChunk, layout: MetadataLayout = "default") -> TextNode:
+def chunk_to_node(chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT) -> TextNode:
     """A chunk as a ``TextNode``: ``id_`` = chunk resource name, every field in metadata (laid
     out as ``layout`` says: ``grounding_core.chunk_metadata``), ``SOURCE`` = its document,
     ``PREVIOUS``/``NEXT`` = its nearest neighbours (when the search asked for neighbours).
@@ -96,7 +97,7 @@ def chunk_to_node(chunk: SourceChunk, layout: MetadataLayout = "default") -> Tex
 
 
 def chunk_to_node_with_score(
-    chunk: SourceChunk, layout: MetadataLayout = "default"
+    chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT
 ) -> NodeWithScore:
     """A chunk as a ``NodeWithScore`` whose score is the chunk's relevance score."""
     return NodeWithScore(node=chunk_to_node(chunk, layout), score=chunk.relevance_score)
