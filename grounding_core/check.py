@@ -75,7 +75,13 @@ class GroundingOutcome(Generic[S]):
     def enforce(self) -> None:
         """Raise ``UngroundedAnswerError`` when the policy is ``"raise"`` and the answer did not
         pass; a failed check's error is chained as its cause."""
-        if self.on_ungrounded != "raise" or self.report.passed:
+        if self.on_ungrounded == "raise":
+            self.raise_if_ungrounded()
+
+    def raise_if_ungrounded(self) -> None:
+        """Raise ``UngroundedAnswerError`` when the answer did not pass, whatever the policy
+        (what an agent's ``"raise"`` does); an empty answer never raises."""
+        if self.report.passed:
             return
         if self.error is not None:
             raise UngroundedAnswerError(

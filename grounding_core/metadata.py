@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
+from .citations import CITATION_ANNOTATIONS_KEY, answer_citations, citations_metadata
 from .errors import InputError
 from .records import (
     AnswerCitation,
@@ -269,7 +270,8 @@ def answer_metadata(answer: GroundedAnswer) -> dict[str, Any]:
     """An answerQuery result's metadata: grounding score, citations and grounding supports with
     both spans, the positions of their references (``reference_indices``) and the ids of those
     references (``source_ids``: the ``Document.id`` / node id, i.e. the chunk name), skipped
-    reasons, session.
+    reasons, session, and ``citation_annotations`` (one span per citation and reference it
+    cites: ``grounding_core.citations``).
 
     >>> ref = SourceChunk(name="docs/c1", content="Sets hold unique items.")
     >>> cite = AnswerCitation(0, 5, 0, 5, "Sets.", (0,), (ref,))
@@ -293,4 +295,5 @@ def answer_metadata(answer: GroundedAnswer) -> dict[str, Any]:
         "related_questions": list(answer.related_questions),
         "answer_name": answer.name,
         "session": answer.session,
+        CITATION_ANNOTATIONS_KEY: citations_metadata(answer_citations(answer)),
     }

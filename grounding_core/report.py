@@ -27,6 +27,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from .annotate import DEFAULT_WEAK_BELOW, annotate_grounding
+from .citations import CITATION_ANNOTATIONS_KEY, citations_metadata, report_citations
 from .errors import InputError, UngroundedAnswerError
 from .html_report import check_failed_html, grounding_html
 from .metadata import grounding_metadata
@@ -284,6 +285,7 @@ class GroundingReport(Generic[S]):
             "error": self.error,
             "source_ids": list(ids),
             "skipped_reason": self.skipped_reason,
+            CITATION_ANNOTATIONS_KEY: citations_metadata(report_citations(self)),
         }
 
     def enforce(self, policy: UngroundedPolicy) -> None:

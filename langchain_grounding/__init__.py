@@ -10,6 +10,7 @@ from .answers import DeveloperKnowledgeAnswer, DiscoveryEngineAnswer
 from .callbacks import AsyncGroundingCallbackHandler, GroundingCallbackHandler
 from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
 from .discovery_engine_retriever import DiscoveryEngineRetriever
+from .discovery_engine_search_tool import DiscoveryEngineSearchTool
 from .documents import chunk_to_document
 from .extractive_chat_model import ExtractiveChatModel
 from .grounded_chain import GroundedChain, with_grounding
@@ -23,6 +24,7 @@ __all__ = [
     "DeveloperKnowledgeRetriever",
     "DiscoveryEngineAnswer",
     "DiscoveryEngineRetriever",
+    "DiscoveryEngineSearchTool",
     "DiscoveryEngineSummary",
     "ExtractiveChatModel",
     "GroundedChain",

@@ -7,13 +7,18 @@ and chat engines.
 
 from grounding_core import GroundingReport, UngroundedAnswerError
 
+from ._agent_outputs import tool_nodes
+from .answer_query_tool import AnswerQueryTool
+from .citations import citation_blocks, cited_chat_message
 from .developer_knowledge_answer_query_engine import DeveloperKnowledgeAnswerQueryEngine
 from .developer_knowledge_chat_engine import DeveloperKnowledgeChatEngine
 from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
+from .developer_knowledge_search_tool import DeveloperKnowledgeSearchTool
 from .discovery_engine_answer_query_engine import DiscoveryEngineAnswerQueryEngine
 from .discovery_engine_chat_engine import DiscoveryEngineChatEngine
 from .discovery_engine_retriever import DiscoveryEngineRetriever
 from .discovery_engine_search_summary_query_engine import DiscoveryEngineSearchSummaryQueryEngine
+from .discovery_engine_search_tool import DiscoveryEngineSearchTool
 from .events import GroundingCheckEndEvent, GroundingCheckStartEvent, SearchResponseEvent
 from .extractive_llm import ExtractiveLLM
 from .grounded_query_engine import GroundedQueryEngine
@@ -22,13 +27,16 @@ from .grounding_evaluator import GroundingEvaluator
 from .nodes import chunk_to_node
 
 __all__ = [
+    "AnswerQueryTool",
     "DeveloperKnowledgeAnswerQueryEngine",
     "DeveloperKnowledgeChatEngine",
     "DeveloperKnowledgeRetriever",
+    "DeveloperKnowledgeSearchTool",
     "DiscoveryEngineAnswerQueryEngine",
     "DiscoveryEngineChatEngine",
     "DiscoveryEngineRetriever",
     "DiscoveryEngineSearchSummaryQueryEngine",
+    "DiscoveryEngineSearchTool",
     "ExtractiveLLM",
     "GroundedQueryEngine",
     "GroundingCheckEndEvent",
@@ -39,4 +47,7 @@ __all__ = [
     "SearchResponseEvent",
     "UngroundedAnswerError",
     "chunk_to_node",
+    "citation_blocks",
+    "cited_chat_message",
+    "tool_nodes",
 ]

@@ -1,5 +1,6 @@
 """What both LlamaIndex answer query engines share: the core answerQuery component they wrap
-and the calls, whose answers become ``Response``s."""
+and the calls, whose answers become ``Response``s (with the answer's citations as
+``CitationBlock``s in ``metadata["citation_blocks"]``)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ from grounding_core import (
     DiscoveryEngineSearchSummary,
     DiscoveryEngineTarget,
     GroundedAnswer,
+    answer_citations,
 )
 
+from .citations import CITATION_BLOCKS_KEY, citation_blocks
 from .nodes import answer_response
 
-__all__ = ["AnswerQueryEngine", "ServingConfigQueryEngine"]
+__all__ = ["AnswerQueryEngine", "ServingConfigQueryEngine", "cited_answer_response"]
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +80,17 @@ class ServingConfigQueryEngine(AnswerQueryEngine[ServingConfigT]):
         return self._answering.target
 
 
+def cited_answer_response(answer: GroundedAnswer) -> Response:
+    """``answer_response(answer)`` whose metadata also holds the answer's citations as
+    LlamaIndex ``CitationBlock``s under ``citation_blocks`` (one per citation and reference it
+    cites; ``additional_location_info`` spans index ``response.response``)."""
+    response = answer_response(answer)
+    metadata = response.metadata if response.metadata is not None else {}
+    metadata[CITATION_BLOCKS_KEY] = citation_blocks(answer_citations(answer))
+    response.metadata = metadata
+    return response
+
+
 def _response(answer: GroundedAnswer) -> Response:
     logger.debug("answer with %d citations", len(answer.citations))
-    return answer_response(answer)
+    return cited_answer_response(answer)

@@ -17,7 +17,7 @@ from llama_index.core.tools import ToolOutput
 
 from grounding_core import GroundedAnswer
 
-from .nodes import answer_response
+from ._answering import cited_answer_response
 
 __all__ = ["AnswerChatEngine"]
 
@@ -28,7 +28,8 @@ class AnswerChatEngine(BaseChatEngine):
 
     ``chat``/``achat`` return an ``AgentChatResponse``: ``response`` the answer text,
     ``source_nodes`` its references, ``metadata`` ``grounding_core.answer_metadata`` (as the
-    answer query engines' ``Response.metadata``) and ``grounded_answer``; ``sources[0]`` is a
+    answer query engines' ``Response.metadata``), ``grounded_answer`` and ``citation_blocks``
+    (the citations as ``CitationBlock``s); ``sources[0]`` is a
     ``ToolOutput`` whose ``raw_input["query"]`` is the query asked. ``stream_chat`` and
     ``astream_chat`` stream the answer as one chunk.
     """
@@ -63,7 +64,7 @@ class AnswerChatEngine(BaseChatEngine):
             ChatMessage(role=MessageRole.USER, content=message),
             ChatMessage(role=MessageRole.ASSISTANT, content=answer.answer_text),
         ]
-        response = answer_response(answer)
+        response = cited_answer_response(answer)
         output = ToolOutput(
             content=answer.answer_text,
             tool_name=self.tool_name,

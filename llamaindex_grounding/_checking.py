@@ -1,6 +1,9 @@
-"""LlamaIndex's glue around ``grounding_core.GroundingCheck``, for ``GroundedQueryEngine`` and
-``GroundingEvaluator``: nodes as grounding sources and ids, and each check in its own span,
-between a ``GroundingCheckStartEvent`` and a ``GroundingCheckEndEvent``."""
+"""LlamaIndex's glue around ``grounding_core.GroundingCheck``, for ``GroundedQueryEngine``,
+``GroundingEvaluator`` and the agent wrapper: nodes as grounding sources and ids, and each check
+in its own span, between a ``GroundingCheckStartEvent`` and a ``GroundingCheckEndEvent``. A
+whole response is checked too (``check_response``): a query engine's, a chat engine's
+``AgentChatResponse`` or an agent workflow's ``AgentOutput``, against the nodes given or, by
+default, those it carries (its source nodes, its tools' nodes)."""
 
 from __future__ import annotations
 
@@ -11,8 +14,9 @@ from typing import TypeVar
 import llama_index.core.instrumentation as instrument
 from llama_index.core.schema import NodeWithScore
 
-from grounding_core import GroundingCheck, GroundingReport, GroundingSource, InputError
+from grounding_core import GroundingCheck, GroundingReport, GroundingSource
 
+from ._agent_outputs import aresponse_and_nodes, response_and_nodes, response_text
 from .events import GroundingCheckEndEvent, GroundingCheckStartEvent
 from .nodes import node_to_source
 
@@ -74,6 +78,24 @@ class NodeGroundingChecker(GroundingCheck):
             )
         return _ended(report)
 
+    def check_response(
+        self, response: object, nodes: Sequence[NodeWithScore] | None = None
+    ) -> GroundingReport[NodeWithScore]:
+        """``check`` of a response's text (``Response``, ``StreamingResponse``,
+        ``AgentChatResponse``, ``AgentOutput``) against ``nodes``, by default the nodes the
+        response carries (``response_and_nodes``); no nodes at all check the answer against no
+        facts (every claim unsupported)."""
+        answer, found = response_and_nodes(response, nodes)
+        return self.check(answer, *checked_nodes(found))
+
+    async def acheck_response(
+        self, response: object, nodes: Sequence[NodeWithScore] | None = None
+    ) -> GroundingReport[NodeWithScore]:
+        """Async ``check_response`` on Google's async client (an ``AsyncStreamingResponse`` is
+        consumed first)."""
+        answer, found = await aresponse_and_nodes(response, nodes)
+        return await self.acheck(answer, *checked_nodes(found))
+
     @contextmanager
     def _events(
         self,
@@ -98,15 +120,3 @@ class NodeGroundingChecker(GroundingCheck):
 def _ended(report: GroundingReport[S]) -> GroundingReport[S]:
     dispatcher.event(GroundingCheckEndEvent(grounding=report.metadata(), error=report.error))
     return report
-
-
-def response_text(answer: object) -> str:
-    """The text of a response to check: ``None`` (no text) is an empty answer, whose report
-    says there is nothing to check; anything but a string is an ``InputError``."""
-    if answer is None:
-        return ""
-    if not isinstance(answer, str):
-        raise InputError(
-            f"the response text must be a string, got {type(answer).__name__}", field="response"
-        )
-    return answer

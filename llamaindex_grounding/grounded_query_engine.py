@@ -33,6 +33,7 @@ from grounding_core import (
     InputError,
     UngroundedPolicy,
     refuse_unknown_arguments,
+    report_citations,
 )
 
 from ._checking import (
@@ -41,6 +42,7 @@ from ._checking import (
     checked_nodes,
     response_text,
 )
+from .citations import CITATION_BLOCKS_KEY, citation_blocks
 
 __all__ = ["DEFAULT_FALLBACK_ANSWER", "GroundedQueryEngine"]
 
@@ -100,7 +102,10 @@ class GroundedQueryEngine(BaseQueryEngine):
     claims with char (``start``/``end``) and UTF-8 byte spans, status, score, the
     ``source_indices`` and ``source_ids`` (node ids) of the nodes they cite, and the
     ``source_ids`` of all checked nodes; ``grounding_report`` is the ``GroundingReport``
-    object (not JSON: drop it before serializing the metadata). The settings and policies
+    object (not JSON: drop it before serializing the metadata); ``citation_blocks`` the
+    supported claims' citations as LlamaIndex ``CitationBlock``s (one per claim and cited
+    node; ``additional_location_info`` holds the claim's ``start_char_idx``/``end_char_idx``
+    in the answer; none when the fallback answer replaced it). The settings and policies
     are those of a ``grounding_core.GroundingCheck``.
 
     Streaming: for a ``StreamingResponse`` (``AsyncStreamingResponse``) the tokens pass
@@ -232,10 +237,13 @@ class GroundedQueryEngine(BaseQueryEngine):
         """Merge the report into ``response.metadata``, then apply the policy: the answer to
         give instead (the fallback answer), else ``None``."""
         fallback = outcome.fallback_answer if replaceable else None
+        # The blocks cite the answer given: none when the fallback answer replaces it.
+        spans = () if fallback is not None else report_citations(outcome.report)
         metadata = {
             **(response.metadata or {}),
             "grounding": outcome.report.metadata(),
             "grounding_report": outcome.report,
+            CITATION_BLOCKS_KEY: citation_blocks(spans),
         }
         if fallback is not None:
             metadata["original_answer"] = answer

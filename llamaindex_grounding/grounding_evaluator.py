@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from llama_index.core.base.response.schema import Response
 from llama_index.core.evaluation import BaseEvaluator
 from llama_index.core.prompts.mixin import PromptDictType
 from llama_index.core.schema import NodeWithScore
@@ -24,7 +23,8 @@ from grounding_core import (
     refuse_unknown_arguments,
 )
 
-from ._checking import NodeGroundingChecker, checked_nodes, response_text
+from ._agent_outputs import CheckedResponse
+from ._checking import NodeGroundingChecker, checked_nodes
 from .grounding_evaluation_result import GroundingEvaluationResult
 
 __all__ = ["GroundingEvaluator", "grounding_feedback"]
@@ -177,22 +177,29 @@ class GroundingEvaluator(BaseEvaluator):
     def evaluate_response(
         self,
         query: str | None = None,
-        response: Response | None = None,
+        response: CheckedResponse | None = None,
+        *,
+        nodes: Sequence[NodeWithScore] | None = None,
         **kwargs: Any,
     ) -> GroundingEvaluationResult:
-        """Check ``response.response`` against ``response.source_nodes``."""
-        answer, nodes = _response_inputs(response)
-        return _result(query, self._checker.check(answer, *checked_nodes(nodes)))
+        """Check the text of ``response`` (a ``Response``, ``StreamingResponse``, a chat
+        engine's ``AgentChatResponse`` or an agent workflow's ``AgentOutput``) against
+        ``nodes``, by default the nodes it carries: its ``source_nodes``, and for an agent's
+        response the nodes its tools returned."""
+        return _result(query, self._checker.check_response(response, _nodes(nodes)))
 
     async def aevaluate_response(
         self,
         query: str | None = None,
-        response: Response | None = None,
+        response: CheckedResponse | None = None,
+        *,
+        nodes: Sequence[NodeWithScore] | None = None,
         **kwargs: Any,
     ) -> GroundingEvaluationResult:
-        """Async ``evaluate_response`` on Google's async client."""
-        answer, nodes = _response_inputs(response)
-        return _result(query, await self._checker.acheck(answer, *checked_nodes(nodes)))
+        """Async ``evaluate_response`` on Google's async client (an ``AsyncStreamingResponse``
+        is consumed first)."""
+        report = await self._checker.acheck_response(response, _nodes(nodes))
+        return _result(query, report)
 
 
 def _inputs(response: object, contexts: object) -> tuple[str, list[str]]:
@@ -216,14 +223,20 @@ def _inputs(response: object, contexts: object) -> tuple[str, list[str]]:
     return response, texts
 
 
-def _response_inputs(response: object) -> tuple[str, list[NodeWithScore]]:
-    if not isinstance(response, Response):
+def _nodes(nodes: object) -> list[NodeWithScore] | None:
+    if nodes is None:
+        return None
+    if isinstance(nodes, str) or not isinstance(nodes, Sequence):
         raise InputError(
-            "response must be a LlamaIndex Response (for a streaming response, pass "
-            f"response.get_response()), got {type(response).__name__}",
-            field="response",
+            f"nodes must be a list of NodeWithScore, got {type(nodes).__name__}", field="nodes"
         )
-    return response_text(response.response), list(response.source_nodes)
+    for index, node in enumerate(nodes):
+        if not isinstance(node, NodeWithScore):
+            raise InputError(
+                f"nodes[{index}] must be a NodeWithScore, got {type(node).__name__}",
+                field="nodes",
+            )
+    return list(nodes)
 
 
 def _result(query: str | None, report: GroundingReport[Any]) -> GroundingEvaluationResult:

@@ -6,9 +6,11 @@ import importlib
 import pytest
 
 MODULES = [
+    "grounding_core.agent_policy",
     "grounding_core.annotate",
     "grounding_core.answering",
     "grounding_core.check",
+    "grounding_core.citations",
     "grounding_core.clients",
     "grounding_core.connection",
     "grounding_core.html_report",
@@ -21,6 +23,8 @@ MODULES = [
     "grounding_core.settings",
     "grounding_core.specs",
     "grounding_core.terminal",
+    "grounding_core.tool_arguments",
+    "grounding_core.tool_text",
     "grounding_core.untrusted",
     "grounding_core.validation",
 ]

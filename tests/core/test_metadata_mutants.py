@@ -271,6 +271,18 @@ def test_answer_metadata_names_the_references_it_can_resolve():
         "related_questions": ["Et ?"],
         "answer_name": "answers/a",
         "session": "sessions/s",
+        "citation_annotations": [
+            {
+                "start_index": 0,
+                "end_index": 3,
+                "cited_text": "Zero",
+                "source_index": 0,
+                "source_id": "docs/c0",
+                "url": "",
+                "title": "",
+                "claim_index": None,
+            }
+        ],
     }
 
 

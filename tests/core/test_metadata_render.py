@@ -186,6 +186,20 @@ def test_answer_markdown_and_metadata():
         "related_questions": ["What is a tuple?"],
         "answer_name": "answers/a1",
         "session": "sessions/s1",
+        # Only the citations (not the grounding supports) are citation annotations; the
+        # string indices count the emoji as one character (its UTF-8 bytes are 4).
+        "citation_annotations": [
+            {
+                "start_index": 0,
+                "end_index": 20,
+                "cited_text": "c",
+                "source_index": 0,
+                "source_id": "r0",
+                "url": "https://docs.python.org/3/x",
+                "title": "Lists",
+                "claim_index": None,
+            }
+        ],
     }
 
 

@@ -49,6 +49,7 @@ def test_failed_check_report():
         "error": "UNAVAILABLE",
         "source_ids": ["0"],
         "skipped_reason": None,
+        "citation_annotations": [],
     }
     assert failed.markdown() == ""
 
@@ -70,11 +71,18 @@ def test_metadata_names_the_sources_by_their_ids():
     metadata = named.metadata()
     assert metadata["source_ids"] == ["a", "b", "c"]
     assert [c["source_ids"] for c in metadata["claims"]] == [["a"], ["c", "a"], [], []]
+    assert [s["source_id"] for s in metadata["citation_annotations"]] == ["a", "c", "a"]
     # the rest of the metadata does not depend on the ids
     plain = report().metadata()
-    assert {k: v for k, v in metadata.items() if k not in ("source_ids", "claims")} == {
-        k: v for k, v in plain.items() if k not in ("source_ids", "claims")
+    assert [s["source_id"] for s in plain["citation_annotations"]] == ["0", "2", "0"]
+    named_keys = ("source_ids", "claims", "citation_annotations")
+    assert {k: v for k, v in metadata.items() if k not in named_keys} == {
+        k: v for k, v in plain.items() if k not in named_keys
     }
+    for with_ids, without in zip(
+        metadata["citation_annotations"], plain["citation_annotations"], strict=True
+    ):
+        assert {**with_ids, "source_id": ""} == {**without, "source_id": ""}
     for with_ids, without in zip(metadata["claims"], plain["claims"], strict=True):
         assert set(with_ids) == set(without)
         assert {k: v for k, v in with_ids.items() if k != "source_ids"} == {

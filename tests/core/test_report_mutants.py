@@ -140,6 +140,7 @@ def test_an_empty_answer_has_nothing_to_check():
         "error": None,
         "source_ids": ["a"],
         "skipped_reason": "the answer is empty: there is nothing to check",
+        "citation_annotations": [],
     }
     empty.enforce("raise")  # nothing was claimed: nothing to raise for
     assert GroundingReport.nothing_to_check(" ", (), ()).source_ids == ()

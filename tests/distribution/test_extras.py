@@ -153,7 +153,10 @@ def test_the_extras_bring_what_they_say():
     assert "langchain-core" not in distributions(["llamaindex", "emulator"])
     assert distributions(["emulator"]) - base >= {"bm25s", "pypdf", "lark", "pystemmer"}
     assert distributions(["semantic"]) >= distributions(["emulator"]) | {"onnxruntime"}
-    everything = distributions(["langchain", "llamaindex", "emulator"])
+    agents = distributions(["langchain-agents"]) - distributions(["langchain"])
+    assert {"langchain", "langgraph"} <= agents
+    assert "llama-index-core" not in agents
+    everything = distributions(["langchain", "langchain-agents", "llamaindex", "emulator"])
     assert distributions(["all"]) == everything
     assert "onnxruntime" not in everything  # the model stays opt-in, [all] included
     assert distributions(["test"]) >= everything | {"pytest", "import-linter"}

@@ -62,7 +62,15 @@ def test_the_wheel_declares_the_base_install_and_the_extras(wheel):
     (meta,) = [name for name in wheel.namelist() if name.endswith(".dist-info/METADATA")]
     message = Parser().parsestr(wheel.read(meta).decode("utf-8"))
     extras = set(message.get_all("Provides-Extra"))
-    assert extras == {"langchain", "llamaindex", "emulator", "semantic", "all", "test"}
+    assert extras == {
+        "langchain",
+        "langchain-agents",
+        "llamaindex",
+        "emulator",
+        "semantic",
+        "all",
+        "test",
+    }
     base = {r.name for r in map(Requirement, message.get_all("Requires-Dist")) if not r.marker}
     assert base == {
         "google-cloud-discoveryengine",

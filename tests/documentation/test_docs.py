@@ -35,7 +35,7 @@ EXTERNAL = {
     "EvaluationResult", "MockLLM", "NodeWithScore",
     "PydanticResponse", "QueryEndEvent", "QueryStartEvent", "Response", "RetrieverQueryEngine",
     "RetrieversIntegrationTests", "RetryQueryEngine", "Runnable", "RunnableConfig",
-    "StreamingResponse", "TextNode",
+    "StreamingResponse", "TextNode", "AgentWorkflow", "FunctionAgent", "ReActAgent", "ToolMessage",
     # Python and pydantic
     "KeyboardInterrupt", "TypeError", "ValidationError", "ValueError",
     "DeprecationWarning", "RuntimeError",

@@ -13,6 +13,7 @@ def test_all_is_pinned_and_sorted():
         "DeveloperKnowledgeRetriever",
         "DiscoveryEngineAnswer",
         "DiscoveryEngineRetriever",
+        "DiscoveryEngineSearchTool",
         "DiscoveryEngineSummary",
         "ExtractiveChatModel",
         "GroundedChain",

@@ -60,6 +60,9 @@ NOT_COMPONENTS = {
     "GroundingReport": "a result record (pickled with a call's results below)",
     "UngroundedAnswerError": "an exception",
     "chunk_to_document": "a function",
+    # A tool over a retriever, whose row covers the copies; a copy of the tool itself is not
+    # tested yet (issue 18's note).
+    "DiscoveryEngineSearchTool": "an agent tool over a retriever (covered by its row)",
 }
 
 

@@ -7,13 +7,16 @@ import llamaindex_grounding
 
 def test_all_is_pinned_and_sorted():
     assert llamaindex_grounding.__all__ == [
+        "AnswerQueryTool",
         "DeveloperKnowledgeAnswerQueryEngine",
         "DeveloperKnowledgeChatEngine",
         "DeveloperKnowledgeRetriever",
+        "DeveloperKnowledgeSearchTool",
         "DiscoveryEngineAnswerQueryEngine",
         "DiscoveryEngineChatEngine",
         "DiscoveryEngineRetriever",
         "DiscoveryEngineSearchSummaryQueryEngine",
+        "DiscoveryEngineSearchTool",
         "ExtractiveLLM",
         "GroundedQueryEngine",
         "GroundingCheckEndEvent",
@@ -24,6 +27,9 @@ def test_all_is_pinned_and_sorted():
         "SearchResponseEvent",
         "UngroundedAnswerError",
         "chunk_to_node",
+        "citation_blocks",
+        "cited_chat_message",
+        "tool_nodes",
     ]
     assert llamaindex_grounding.__all__ == sorted(llamaindex_grounding.__all__)
 
@@ -46,6 +52,8 @@ def test_main_entry_points_show_their_usage():
         "DiscoveryEngineSearchSummaryQueryEngine",
         "DiscoveryEngineChatEngine",
         "DeveloperKnowledgeChatEngine",
+        "DiscoveryEngineSearchTool",
+        "AnswerQueryTool",
     ):
         doc = getattr(llamaindex_grounding, name).__doc__
         for section in ("Setup:", "Key init args:", "Instantiate:", "Usage:"):

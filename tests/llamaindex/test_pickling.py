@@ -50,6 +50,14 @@ NOT_COMPONENTS = {
     "GroundingReport": "a result record",
     "UngroundedAnswerError": "an exception",
     "chunk_to_node": "a function",
+    "citation_blocks": "a function",
+    "cited_chat_message": "a function",
+    "tool_nodes": "a function",
+    # Agent tools hold a retriever or query engine, whose rows below cover the copies; a
+    # tool itself is built per agent (a copy of a tool is not yet tested: see issue 18's note).
+    "AnswerQueryTool": "an agent tool over a query engine (covered by its rows)",
+    "DeveloperKnowledgeSearchTool": "an agent tool over a retriever (covered by its rows)",
+    "DiscoveryEngineSearchTool": "an agent tool over a retriever (covered by its rows)",
 }
 
 

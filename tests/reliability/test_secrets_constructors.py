@@ -61,7 +61,28 @@ def _chain(**kwargs: Any) -> lc.GroundedChain:
     return lc.GroundedChain(chain=RunnableLambda(lambda x: x), checker=checker, **kwargs)
 
 
+def _lc_tool(**kwargs: Any) -> lc.DiscoveryEngineSearchTool:
+    retriever = lc.DiscoveryEngineRetriever(project_id="p", data_store_id="d")
+    return lc.DiscoveryEngineSearchTool(retriever=retriever, **kwargs)
+
+
+def _li_search_tool(**kwargs: Any) -> li.DiscoveryEngineSearchTool:
+    retriever = li.DiscoveryEngineRetriever(project_id="p", data_store_id="d")
+    return li.DiscoveryEngineSearchTool(retriever=retriever, **kwargs)
+
+
+def _li_dk_tool(**kwargs: Any) -> li.DeveloperKnowledgeSearchTool:
+    return li.DeveloperKnowledgeSearchTool(retriever=li.DeveloperKnowledgeRetriever(), **kwargs)
+
+
+def _li_answer_tool(**kwargs: Any) -> li.AnswerQueryTool:
+    engine = li.DiscoveryEngineAnswerQueryEngine(project_id="p", engine_id="e")
+    return li.AnswerQueryTool(**{"query_engine": engine, **kwargs})
+
+
 LANGCHAIN = {
+    # The tools hold a retriever or engine (built above): the connection is theirs.
+    "DiscoveryEngineSearchTool": Component(_lc_tool, connection=False, typed="max_k"),
     "AsyncGroundingCallbackHandler": Component(
         lambda **kw: lc.AsyncGroundingCallbackHandler(**{"project_id": "p", **kw}), project=True
     ),
@@ -130,6 +151,9 @@ LLAMAINDEX = {
     "GroundingEvaluator": Component(
         lambda **kw: li.GroundingEvaluator(**{"project_id": "p", **kw}), project=True
     ),
+    "DiscoveryEngineSearchTool": Component(_li_search_tool, connection=False, typed="max_k"),
+    "DeveloperKnowledgeSearchTool": Component(_li_dk_tool, connection=False, typed="max_k"),
+    "AnswerQueryTool": Component(_li_answer_tool, connection=False, typed="query_engine"),
 }
 # Public names that are not components built from arguments: records, errors, events,
 # conversion functions.
@@ -143,6 +167,9 @@ NOT_COMPONENTS = {
         "SearchResponseEvent",
         "UngroundedAnswerError",
         "chunk_to_node",
+        "citation_blocks",
+        "cited_chat_message",
+        "tool_nodes",
     },
 }
 COMPONENTS = [("langchain", n, c) for n, c in LANGCHAIN.items()] + [

@@ -25,6 +25,7 @@ ANSWER_KEYS = {
     "related_questions",
     "answer_name",
     "session",
+    "citation_annotations",
 }
 CITATION_KEYS = {
     "text",
@@ -38,7 +39,7 @@ CITATION_KEYS = {
 SUPPORT_KEYS = CITATION_KEYS | {"score", "grounding_check_required"}
 # Framework glue around the shared keys: LangChain's output dict, LlamaIndex's metadata.
 LANGCHAIN_KEYS = ANSWER_KEYS | {"query", "answer", "documents", "grounded_answer"}
-LLAMAINDEX_KEYS = ANSWER_KEYS | {"grounded_answer"}
+LLAMAINDEX_KEYS = ANSWER_KEYS | {"grounded_answer", "citation_blocks"}
 
 
 def test_the_documented_schema_is_the_core_schema():

@@ -30,6 +30,7 @@ REPORT_KEYS = {
     "error",
     "source_ids",
     "skipped_reason",
+    "citation_annotations",
 }
 CLAIM_KEYS = {
     "text",
@@ -111,6 +112,12 @@ def test_documents_and_nodes_give_the_same_metadata(connection, documents, nodes
     ]
     for chunk in llamaindex["cited_chunks"]:
         chunk["text"] = documents[chunk["source_index"]].page_content
+    # ... and so is the cited text of the citation annotations, which quote the facts
+    assert [c["cited_text"] for c in llamaindex["citation_annotations"]] == [
+        nodes[0].node.get_content(metadata_mode=MetadataMode.LLM)
+    ]
+    for span in llamaindex["citation_annotations"]:
+        span["cited_text"] = documents[span["source_index"]].page_content
     assert_same(langchain, llamaindex)
     # ... and it is the documented schema, with values that say what they should
     assert set(langchain) == REPORT_KEYS
@@ -140,6 +147,18 @@ def test_documents_and_nodes_give_the_same_metadata(connection, documents, nodes
     assert ANSWER[unsupported["start"] : unsupported["end"]] == UNSUPPORTED
     assert [c["source_index"] for c in langchain["cited_chunks"]] == [0]
     assert langchain["cited_chunks"][0]["attributes"]["document_id"] == "page-13"
+    assert langchain["citation_annotations"] == [
+        {
+            "start_index": 0,
+            "end_index": len(KEEPER),
+            "cited_text": documents[0].page_content,
+            "source_index": 0,
+            "source_id": ids[0],
+            "url": "https://example.com/paging/13",
+            "title": "Paging document 13",
+            "claim_index": 0,
+        }
+    ]
     json.dumps(langchain)
 
 

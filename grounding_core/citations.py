@@ -1,0 +1,184 @@
+"""Citation spans: each supported claim (or answer citation) paired with one source it cites.
+
+What the frameworks' standard citation types are built from (LangChain's ``Citation``
+annotations on a text content block, LlamaIndex's ``CitationBlock``), and what the metadata
+carries under ``citation_annotations``. ``start``/``end`` are Python string indices into the
+answer text, so ``answer[span.start:span.end]`` is the cited claim in any script: a claim of
+Google's checkGrounding (``report_citations``) or a cited segment of answerQuery
+(``answer_citations``).
+
+>>> from grounding_core.records import CitedChunk, Claim, GroundingResult, GroundingSource
+>>> from grounding_core.report import GroundingReport
+>>> fact = GroundingSource("Paris is the capital of France.", {"uri": "https://a", "title": "A"})
+>>> cited = CitedChunk(fact.text, source_index=0, fact_index=0)
+>>> claim = Claim("Paris is the capital.", 0, 21, 0, 21, (0,), (cited,))
+>>> report = GroundingReport(GroundingResult(claim.text, 1.0, (claim,)), ("doc",), (fact,))
+>>> [span.metadata() for span in report_citations(report)]  # doctest: +NORMALIZE_WHITESPACE
+[{'start_index': 0, 'end_index': 21, 'cited_text': 'Paris is the capital of France.',
+  'source_index': 0, 'source_id': '0', 'url': 'https://a', 'title': 'A', 'claim_index': 0}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .records import CitedChunk, GroundedAnswer, GroundingSource
+
+if TYPE_CHECKING:
+    from .report import GroundingReport
+
+__all__ = [
+    "CITATION_ANNOTATIONS_KEY",
+    "URL_KEYS",
+    "CitationSpan",
+    "answer_citations",
+    "citations_metadata",
+    "report_citations",
+    "source_title",
+    "source_url",
+]
+
+CITATION_ANNOTATIONS_KEY = "citation_annotations"
+"""The metadata key of the citation spans, in a report's and an answer's metadata."""
+
+URL_KEYS = ("uri", "url", "source")
+"""Where a source's metadata holds its address, first found wins: our chunks carry ``uri`` (and
+``source``, the same), other loaders ``url`` or ``source``."""
+
+
+@dataclass(frozen=True, slots=True)
+class CitationSpan:
+    """One supported claim (or answer citation) and one source it cites.
+
+    ``start``/``end`` are string indices into the answer (``start < end``); ``source_index``
+    is the source's position in the checked sources (or the answer's references), named by
+    ``source_id``; ``claim_index`` is the claim's position in the report (``None`` for an
+    answerQuery citation).
+    """
+
+    start: int
+    end: int
+    cited_text: str
+    source_index: int
+    source_id: str
+    url: str
+    title: str
+    claim_index: int | None
+
+    def metadata(self) -> dict[str, Any]:
+        """The span as JSON-safe metadata, keyed as LangChain's ``Citation`` names them."""
+        return {
+            "start_index": self.start,
+            "end_index": self.end,
+            "cited_text": self.cited_text,
+            "source_index": self.source_index,
+            "source_id": self.source_id,
+            "url": self.url,
+            "title": self.title,
+            "claim_index": self.claim_index,
+        }
+
+
+def _text_value(metadata: Mapping[str, Any], keys: Iterable[str]) -> str:
+    for key in keys:
+        value = metadata.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def source_url(metadata: Mapping[str, Any]) -> str:
+    """A source's address from its metadata (``URL_KEYS``), ``""`` when it has none."""
+    return _text_value(metadata, URL_KEYS)
+
+
+def source_title(metadata: Mapping[str, Any]) -> str:
+    """A source's title from its metadata, ``""`` when it has none."""
+    return _text_value(metadata, ("title",))
+
+
+def _report_span(
+    report: GroundingReport[Any],
+    claim_index: int,
+    start: int,
+    end: int,
+    index: int,
+    cited: CitedChunk,
+) -> CitationSpan:
+    source = (
+        report.grounding_sources[index]
+        if index < len(report.grounding_sources)
+        else GroundingSource(cited.text)
+    )
+    return CitationSpan(
+        start=start,
+        end=end,
+        cited_text=cited.text or source.text,
+        source_index=index,
+        source_id=report.source_ids[index],
+        url=cited.uri or source_url(source.metadata),
+        title=cited.title or source_title(source.metadata),
+        claim_index=claim_index,
+    )
+
+
+def report_citations(report: GroundingReport[Any]) -> tuple[CitationSpan, ...]:
+    """One span per supported claim and cited source, claims in answer order.
+
+    A claim without a usable span (none, or outside the answer) and a cited source the report
+    was not given are left out; a failed or skipped check has none.
+    """
+    result = report.result
+    if result is None:
+        return ()
+    count, length = len(report.sources), len(result.answer)
+    spans: list[CitationSpan] = []
+    for claim_index, claim in enumerate(result.claims):
+        start, end = claim.start, claim.end
+        if claim.status != "supported" or start is None or end is None:
+            continue
+        if not 0 <= start < end <= length:
+            continue
+        cited_by_source: dict[int, CitedChunk] = {}
+        for cited in claim.citations:
+            if cited.source_index is not None and cited.source_index < count:
+                cited_by_source.setdefault(cited.source_index, cited)
+        spans.extend(
+            _report_span(report, claim_index, start, end, index, cited)
+            for index, cited in cited_by_source.items()
+        )
+    return tuple(spans)
+
+
+def answer_citations(answer: GroundedAnswer) -> tuple[CitationSpan, ...]:
+    """One span per answerQuery citation and reference it cites (references outside the
+    answer's list, and empty segments, are left out)."""
+    references, length = answer.references, len(answer.answer_text)
+    spans: list[CitationSpan] = []
+    for citation in answer.citations:
+        if not 0 <= citation.start < citation.end <= length:
+            continue
+        for index in dict.fromkeys(citation.reference_indices):
+            if not 0 <= index < len(references):
+                continue
+            reference = references[index]
+            spans.append(
+                CitationSpan(
+                    start=citation.start,
+                    end=citation.end,
+                    cited_text=reference.content,
+                    source_index=index,
+                    source_id=reference.name,
+                    url=reference.uri,
+                    title=reference.title,
+                    claim_index=None,
+                )
+            )
+    return tuple(spans)
+
+
+def citations_metadata(spans: Iterable[CitationSpan]) -> list[dict[str, Any]]:
+    """The spans as metadata (``CitationSpan.metadata``), in order."""
+    return [span.metadata() for span in spans]
