@@ -3,6 +3,8 @@ LangChain tool for agents (``create_agent``, ``bind_tools``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -131,6 +133,17 @@ class DiscoveryEngineSearchTool(BaseTool, StrictArguments):
             options["filter"] = narrowed_filter(self.retriever.filter, filter)
         return options
 
+    @contextmanager
+    def _told_to_the_model(self, model_filter: str) -> Iterator[None]:
+        """Errors the model can fix become a ``ToolException`` (the agent gets the message as
+        an error tool message, ``handle_tool_error``); the developer's are raised as they are."""
+        try:
+            yield
+        except (InputError, InvalidRequestError) as exc:
+            if is_model_error(exc, model_filter):
+                raise ToolException(f"{self.name} failed: {exc}") from exc
+            raise
+
     def _content(self, documents: list[Document]) -> tuple[str, list[Document]]:
         return numbered_sources([(d.page_content, d.metadata) for d in documents]), documents
 
@@ -142,14 +155,10 @@ class DiscoveryEngineSearchTool(BaseTool, StrictArguments):
         run_manager: CallbackManagerForToolRun | None = None,
     ) -> tuple[str, list[Document]]:
         callbacks = run_manager.get_child() if run_manager else None
-        try:
+        with self._told_to_the_model(filter):
             documents = self.retriever.invoke(
                 query, config={"callbacks": callbacks}, **self._options(filter, k)
             )
-        except (InputError, InvalidRequestError) as exc:
-            if is_model_error(exc, filter):
-                raise ToolException(f"{self.name} failed: {exc}") from exc
-            raise
         return self._content(documents)
 
     async def _arun(
@@ -160,12 +169,8 @@ class DiscoveryEngineSearchTool(BaseTool, StrictArguments):
         run_manager: AsyncCallbackManagerForToolRun | None = None,
     ) -> tuple[str, list[Document]]:
         callbacks = run_manager.get_child() if run_manager else None
-        try:
+        with self._told_to_the_model(filter):
             documents = await self.retriever.ainvoke(
                 query, config={"callbacks": callbacks}, **self._options(filter, k)
             )
-        except (InputError, InvalidRequestError) as exc:
-            if is_model_error(exc, filter):
-                raise ToolException(f"{self.name} failed: {exc}") from exc
-            raise
         return self._content(documents)

@@ -95,6 +95,15 @@ class GroundingTool(AsyncBaseTool):
         assert schema is not None  # every tool here builds one
         return schema.model_validate(raw_input)
 
+    def _arguments(self, raw_input: dict[str, Any]) -> BaseModel | ToolOutput:
+        """The validated arguments, or the error output the model reads when they break the
+        schema."""
+        try:
+            return self._validated(raw_input)
+        except ValidationError as exc:
+            message = tool_validation_message(self._metadata.get_name(), exc)
+            return self._error(raw_input, exc, message)
+
     def _error(self, raw_input: dict[str, Any], exc: Exception, message: str) -> ToolOutput:
         logger.info("%s: the model's call failed: %s", self._metadata.name, message)
         return ToolOutput(
@@ -121,12 +130,9 @@ class GroundingTool(AsyncBaseTool):
     def call(self, *args: Any, **kwargs: Any) -> ToolOutput:
         """Run the tool on Google's sync client: ``call(query)`` or ``call(query=..., ...)``."""
         raw_input = self._parse(args, kwargs)
-        try:
-            arguments = self._validated(raw_input)
-        except ValidationError as exc:
-            return self._error(
-                raw_input, exc, tool_validation_message(self._metadata.get_name(), exc)
-            )
+        arguments = self._arguments(raw_input)
+        if isinstance(arguments, ToolOutput):
+            return arguments
         try:
             return self._run(raw_input, arguments)
         except (InputError, InvalidRequestError) as exc:
@@ -135,12 +141,9 @@ class GroundingTool(AsyncBaseTool):
     async def acall(self, *args: Any, **kwargs: Any) -> ToolOutput:
         """Async ``call`` on Google's async client (what the agent workflows call)."""
         raw_input = self._parse(args, kwargs)
-        try:
-            arguments = self._validated(raw_input)
-        except ValidationError as exc:
-            return self._error(
-                raw_input, exc, tool_validation_message(self._metadata.get_name(), exc)
-            )
+        arguments = self._arguments(raw_input)
+        if isinstance(arguments, ToolOutput):
+            return arguments
         try:
             return await self._arun(raw_input, arguments)
         except (InputError, InvalidRequestError) as exc:
