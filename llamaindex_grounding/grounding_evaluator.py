@@ -184,8 +184,9 @@ class GroundingEvaluator(BaseEvaluator):
     ) -> GroundingEvaluationResult:
         """Check the text of ``response`` (a ``Response``, ``StreamingResponse``, a chat
         engine's ``AgentChatResponse`` or an agent workflow's ``AgentOutput``) against
-        ``nodes``, by default the nodes it carries: its ``source_nodes``, and for an agent's
-        response the nodes its tools returned."""
+        ``nodes``, by default the nodes it carries: its ``source_nodes`` (a chat engine's
+        response: and its tools' nodes). An ``AgentOutput`` carries none: pass
+        ``nodes=tool_nodes(results)``, the nodes of the run's ``ToolCallResult`` events."""
         return _result(query, self._checker.check_response(response, _nodes(nodes)))
 
     async def aevaluate_response(

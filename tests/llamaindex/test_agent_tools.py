@@ -12,7 +12,7 @@ from llama_index.core.llms import MessageRole
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.schema import NodeWithScore
 
-from grounding_core import ConfigurationError
+from grounding_core import ConfigurationError, InputError
 from llamaindex_grounding import (
     DeveloperKnowledgeRetriever,
     DiscoveryEngineAnswerQueryEngine,
@@ -202,3 +202,20 @@ async def test_a_function_agent_searches_and_its_answer_is_checked(emulator, ret
     assert [c["status"] for c in result.grounding["claims"]] == ["supported", "unsupported"]
     assert result.grounding["claims"][1]["text"] == MADE_UP
     assert result.grounding["citation_annotations"][0]["url"] == "https://example.com/paging/13"
+
+
+@pytest.mark.parametrize(
+    ("nodes", "message"),
+    [
+        ("not nodes", "nodes must be a list of NodeWithScore, got str"),
+        ([None], r"nodes\[0\] must be a NodeWithScore, got NoneType"),
+    ],
+)
+def test_the_nodes_given_are_checked(emulator, nodes, message):
+    output = AgentOutput(
+        response=ChatMessage(role="assistant", content=KEEPER), current_agent_name="agent"
+    )
+    evaluator = GroundingEvaluator(project_id=PROJECT, emulator_host=emulator.address)
+    with pytest.raises(InputError, match=message) as info:
+        evaluator.evaluate_response(response=output, nodes=nodes)
+    assert info.value.field == "nodes"
