@@ -200,6 +200,7 @@ from .tool_arguments import (
     is_model_error,
     narrowed_filter,
     tool_arguments_model,
+    tool_k_range,
     tool_validation_message,
 )
 from .tool_text import (
@@ -391,6 +392,7 @@ __all__ = [
     "search_summary",
     "support_level",
     "tool_arguments_model",
+    "tool_k_range",
     "tool_validation_message",
     "translate_peer_arguments",
     "unknown_arguments_message",

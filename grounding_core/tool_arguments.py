@@ -30,6 +30,7 @@ __all__ = [
     "is_model_error",
     "narrowed_filter",
     "tool_arguments_model",
+    "tool_k_range",
     "tool_validation_message",
 ]
 
@@ -52,6 +53,9 @@ def check_tool_text(name: str, value: object) -> str:
         raise ConfigurationError(
             f"{name} must be a non-empty string (the agent's LLM reads it to choose the tool), "
             f"got {value!r}"
+            if isinstance(value, str)
+            else f"{name} must be a non-empty string (the agent's LLM reads it to choose the "
+            f"tool), got {type(value).__name__}"
         )
     return value
 
@@ -106,7 +110,7 @@ def check_filter_fields(filter_fields: object) -> dict[str, str] | None:
     ):
         raise ConfigurationError(
             "filter_fields must map each filterable field's name to what it holds, e.g. "
-            f"{{'year': 'publication year'}}, got {filter_fields!r}"
+            f"{{'year': 'publication year'}}, got a {type(filter_fields).__name__} that does not"
         )
     return dict(filter_fields)
 
@@ -133,3 +137,27 @@ def narrowed_filter(own: str, model_filter: str) -> str:
     if not narrowing:
         return own
     return f"({own}) AND ({narrowing})" if own else narrowing
+
+
+def tool_k_range(allow_k: object, max_k: object, default_k: int) -> tuple[int, int] | None:
+    """``(default_k, max_k)`` of a tool's ``k`` argument, ``None`` when ``allow_k`` is false;
+    a ``ConfigurationError`` unless ``allow_k`` is a bool, ``max_k`` an int from 1 to
+    ``MAX_TOOL_K`` and, with ``allow_k``, at least the retriever's ``default_k``.
+
+    >>> tool_k_range(True, 20, 4), tool_k_range(False, 20, 4)
+    ((4, 20), None)
+    """
+    if not isinstance(allow_k, bool):
+        raise ConfigurationError(f"allow_k must be True or False, got {type(allow_k).__name__}")
+    if isinstance(max_k, bool) or not isinstance(max_k, int) or not 1 <= max_k <= MAX_TOOL_K:
+        # The type, not the value, for a wrong type: a misplaced argument may hold a secret.
+        got = max_k if type(max_k) is int else type(max_k).__name__
+        raise ConfigurationError(f"max_k must be an int from 1 to {MAX_TOOL_K}, got {got}")
+    if not allow_k:
+        return None
+    if default_k > max_k:
+        raise ConfigurationError(
+            f"max_k ({max_k}) is below the retriever's default k ({default_k}): raise max_k "
+            "or lower the retriever's k"
+        )
+    return default_k, max_k

@@ -18,12 +18,9 @@ from pydantic import Field, ValidationError, model_validator
 from grounding_core import (
     DEFAULT_TOOL_MAX_K,
     DISCOVERY_ENGINE_SEARCH_TOOL_NAME,
-    MAX_TOOL_K,
     SEARCH_FILTER_DESCRIPTION,
-    ConfigurationError,
     InputError,
     InvalidRequestError,
-    check_count,
     check_filter_fields,
     check_tool_text,
     discovery_engine_tool_description,
@@ -32,6 +29,7 @@ from grounding_core import (
     narrowed_filter,
     numbered_sources,
     tool_arguments_model,
+    tool_k_range,
     tool_validation_message,
 )
 
@@ -103,9 +101,7 @@ class DiscoveryEngineSearchTool(BaseTool, StrictArguments):
 
     @model_validator(mode="after")
     def _build_schema(self) -> DiscoveryEngineSearchTool:
-        if not isinstance(self.allow_k, bool):
-            raise ConfigurationError(f"allow_k must be True or False, got {self.allow_k!r}")
-        check_count("max_k", self.max_k, minimum=1, maximum=MAX_TOOL_K)
+        k_range = tool_k_range(self.allow_k, self.max_k, self.retriever.k)
         fields = check_filter_fields(self.filter_fields)
         check_tool_text("name", self.name)
         if not self.description:
@@ -113,11 +109,10 @@ class DiscoveryEngineSearchTool(BaseTool, StrictArguments):
             if fields is not None:
                 self.description = f"{self.description} {filter_help(fields)}"
         check_tool_text("description", self.description)
-        default_k = min(self.retriever.k, self.max_k)
         self.args_schema = tool_arguments_model(
             self.name,
             filter_description=None if fields is None else SEARCH_FILTER_DESCRIPTION,
-            k=(default_k, self.max_k) if self.allow_k else None,
+            k=k_range,
         )
         self.handle_validation_error = self._validation_message
         return self

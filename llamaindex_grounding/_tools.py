@@ -28,18 +28,17 @@ from llama_index.core.tools.types import AsyncBaseTool
 from pydantic import BaseModel, ValidationError
 
 from grounding_core import (
-    MAX_TOOL_K,
     ConfigurationError,
     DeveloperKnowledgeChunkSearch,
     DiscoveryEngineChunkSearch,
     InputError,
     InvalidRequestError,
-    check_count,
     check_tool_text,
     is_model_error,
     narrowed_filter,
     numbered_sources,
     tool_arguments_model,
+    tool_k_range,
     tool_validation_message,
 )
 
@@ -185,23 +184,7 @@ class ChunkSearchTool(GroundingTool):
             raise ConfigurationError(
                 f"retriever must be a {kind.__name__}, got {type(retriever).__name__}"
             )
-        if not isinstance(allow_k, bool):
-            raise ConfigurationError(f"allow_k must be True or False, got {allow_k!r}")
-        if isinstance(max_k, bool) or not isinstance(max_k, int):
-            # The type, not the value: a misplaced argument may hold a secret.
-            raise ConfigurationError(
-                f"max_k must be an int from 1 to {MAX_TOOL_K}, got {type(max_k).__name__}"
-            )
-        try:
-            max_k = check_count("max_k", max_k, minimum=1, maximum=MAX_TOOL_K)
-        except InputError as exc:
-            raise ConfigurationError(str(exc)) from exc
-        default_k = retriever.similarity_top_k
-        if allow_k and default_k > max_k:
-            raise ConfigurationError(
-                f"max_k ({max_k}) is below the retriever's similarity_top_k ({default_k}), the "
-                "default k: raise max_k or lower similarity_top_k"
-            )
+        k_range = tool_k_range(allow_k, max_k, retriever.similarity_top_k)
         self._retriever = retriever
         self._allow_k = allow_k
         self._max_k = max_k
@@ -212,7 +195,7 @@ class ChunkSearchTool(GroundingTool):
             fn_schema=tool_arguments_model(
                 name,
                 filter_description=filter_description,
-                k=(default_k, max_k) if allow_k else None,
+                k=k_range,
             ),
         )
 

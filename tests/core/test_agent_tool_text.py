@@ -3,7 +3,13 @@ and the policies for an ungrounded final answer (keep, raise, fallback, revise).
 
 import pytest
 
-from grounding_core import ConfigurationError
+from grounding_core import (
+    MAX_TOOL_K,
+    ConfigurationError,
+    check_filter_fields,
+    check_tool_text,
+    tool_k_range,
+)
 from grounding_core.agent_policy import (
     MAX_CLAIM_CHARS,
     MAX_LISTED_CLAIMS,
@@ -145,3 +151,40 @@ def test_the_policy_settings_at_their_limits(max_revisions):
 def test_bad_policy_settings_are_refused(policy, max_revisions, message):
     with pytest.raises(ConfigurationError, match=message.replace("(", r"\(")):
         check_agent_policy(policy, max_revisions)
+
+
+def test_the_k_range_of_a_tool():
+    assert tool_k_range(True, MAX_TOOL_K, MAX_TOOL_K) == (MAX_TOOL_K, MAX_TOOL_K)
+    assert tool_k_range(True, 1, 1) == (1, 1)
+    assert tool_k_range(False, 1, 50) is None  # no k argument: the retriever's k is used
+
+
+@pytest.mark.parametrize(
+    ("allow_k", "max_k", "default_k", "message"),
+    [
+        ("yes", 20, 4, "allow_k must be True or False, got str"),
+        (True, 0, 4, f"max_k must be an int from 1 to {MAX_TOOL_K}, got 0"),
+        (True, MAX_TOOL_K + 1, 4, f"got {MAX_TOOL_K + 1}"),
+        (True, "SECRET", 4, "got str$"),
+        (True, True, 1, "got bool$"),
+        (True, 3, 4, r"max_k \(3\) is below the retriever's default k \(4\)"),
+    ],
+)
+def test_bad_k_settings_are_refused(allow_k, max_k, default_k, message):
+    with pytest.raises(ConfigurationError, match=message) as info:
+        tool_k_range(allow_k, max_k, default_k)
+    assert "SECRET" not in str(info.value)
+
+
+def test_bad_tool_texts_and_filter_fields_are_refused_without_their_value():
+    assert check_tool_text("name", "search") == "search"
+    with pytest.raises(ConfigurationError, match=r"name must be a non-empty string .* got ' '"):
+        check_tool_text("name", " ")
+    with pytest.raises(ConfigurationError, match=r"got dict$"):
+        check_tool_text("description", {"api_key": "SECRET"})
+    assert check_filter_fields(None) is None
+    assert check_filter_fields({"year": ""}) == {"year": ""}
+    for bad in ({"": "x"}, {"year": 3}, ["year"], "SECRET"):
+        with pytest.raises(ConfigurationError, match="filter_fields must map") as info:
+            check_filter_fields(bad)
+        assert "SECRET" not in str(info.value)

@@ -188,6 +188,7 @@ PUBLIC = [
     "search_summary",
     "support_level",
     "tool_arguments_model",
+    "tool_k_range",
     "tool_validation_message",
     "translate_peer_arguments",
     "unknown_arguments_message",

@@ -130,8 +130,10 @@ def test_the_search_is_a_child_retriever_run(retriever):
 
 def test_configuration_errors_name_the_argument(retriever):
     # pydantic wraps the ConfigurationError (a ValueError) of the tool's validator.
-    with pytest.raises(ValueError, match="max_k must be between 1 and 100, got 101"):
+    with pytest.raises(ValueError, match="max_k must be an int from 1 to 100, got 101"):
         DiscoveryEngineSearchTool(retriever=retriever, allow_k=True, max_k=101)
+    with pytest.raises(ValueError, match=r"max_k \(1\) is below the retriever's default k \(2\)"):
+        DiscoveryEngineSearchTool(retriever=retriever, allow_k=True, max_k=1)
     with pytest.raises(ValueError, match="filter_fields is empty"):
         DiscoveryEngineSearchTool(retriever=retriever, filter_fields={})
     with pytest.raises(ValueError, match="'max_K'"):
