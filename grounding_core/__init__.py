@@ -11,6 +11,15 @@ libraries; the LangChain and LlamaIndex adapters receive the records defined her
 >>> chunks = search_chunks(clients, target, "what is a generator?")  # doctest: +SKIP
 """
 
+from .agent_policy import (
+    DEFAULT_MAX_REVISIONS,
+    MAX_REVISIONS_LIMIT,
+    AgentAction,
+    AgentPolicy,
+    agent_action,
+    check_agent_policy,
+    revision_request,
+)
 from .annotate import DEFAULT_WEAK_BELOW, support_level
 from .answering import (
     DeveloperKnowledgeAnswerQuery,
@@ -31,6 +40,7 @@ from .citations import (
     answer_citations,
     citations_metadata,
     report_citations,
+    segment_spans,
 )
 from .clients import (
     DEVELOPERKNOWLEDGE_EMULATOR_HOST,
@@ -204,6 +214,12 @@ from .tool_arguments import (
     tool_validation_message,
 )
 from .tool_text import (
+    ANSWER_QUERY_DESCRIPTION,
+    ANSWER_QUERY_TOOL_DESCRIPTION,
+    ANSWER_QUERY_TOOL_NAME,
+    DEVELOPER_KNOWLEDGE_FILTER_HELP,
+    DEVELOPER_KNOWLEDGE_SEARCH_TOOL_NAME,
+    DEVELOPER_KNOWLEDGE_TOOL_DESCRIPTION,
     DISCOVERY_ENGINE_SEARCH_TOOL_NAME,
     SEARCH_FILTER_DESCRIPTION,
     answer_tool_text,
@@ -213,6 +229,9 @@ from .tool_text import (
 )
 
 __all__ = [
+    "ANSWER_QUERY_DESCRIPTION",
+    "ANSWER_QUERY_TOOL_DESCRIPTION",
+    "ANSWER_QUERY_TOOL_NAME",
     "CHUNK_PROSE_KEYS",
     "CITATION_ANNOTATIONS_KEY",
     "CONDENSE_QUESTION_TEMPLATE",
@@ -225,6 +244,7 @@ __all__ = [
     "DEFAULT_GROUNDING_CONFIG",
     "DEFAULT_LOCATION",
     "DEFAULT_MAX_RETURN_RESULTS",
+    "DEFAULT_MAX_REVISIONS",
     "DEFAULT_METADATA_LAYOUT",
     "DEFAULT_MIN_SUPPORT_SCORE",
     "DEFAULT_RETRY",
@@ -235,6 +255,9 @@ __all__ = [
     "DEFAULT_TOOL_MAX_K",
     "DEFAULT_WEAK_BELOW",
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
+    "DEVELOPER_KNOWLEDGE_FILTER_HELP",
+    "DEVELOPER_KNOWLEDGE_SEARCH_TOOL_NAME",
+    "DEVELOPER_KNOWLEDGE_TOOL_DESCRIPTION",
     "DISCOVERYENGINE_EMULATOR_HOST",
     "DISCOVERY_ENGINE_SEARCH_TOOL_NAME",
     "EMPTY_ANSWER",
@@ -247,6 +270,7 @@ __all__ = [
     "MAX_FACTS",
     "MAX_FACT_CHARS",
     "MAX_REPHRASE_STEPS",
+    "MAX_REVISIONS_LIMIT",
     "MAX_TOOL_K",
     "MAX_USER_PSEUDO_ID",
     "PEER_CHECKER_ARGUMENTS",
@@ -257,6 +281,8 @@ __all__ = [
     "PEER_RETRIEVER_ARGUMENTS",
     "PEER_SUMMARY_ARGUMENTS",
     "SEARCH_FILTER_DESCRIPTION",
+    "AgentAction",
+    "AgentPolicy",
     "AnnotationMetadata",
     "AnswerCitation",
     "AnswerOptions",
@@ -337,6 +363,7 @@ __all__ = [
     "acheck_sources",
     "acreate_session",
     "adelete_session",
+    "agent_action",
     "aget_session",
     "alist_sessions",
     "answer_citations",
@@ -351,6 +378,7 @@ __all__ = [
     "asearch_developer_knowledge",
     "asearch_results",
     "asearch_summary",
+    "check_agent_policy",
     "check_count",
     "check_filter_fields",
     "check_grounding",
@@ -385,11 +413,13 @@ __all__ = [
     "refuse_unknown_arguments",
     "report_citations",
     "resolve_project",
+    "revision_request",
     "search_chunks",
     "search_developer_knowledge",
     "search_response_metadata",
     "search_results",
     "search_summary",
+    "segment_spans",
     "support_level",
     "tool_arguments_model",
     "tool_k_range",

@@ -56,18 +56,19 @@ _POLICIES = get_args(AgentPolicy)
 def check_agent_policy(on_ungrounded: object, max_revisions: object) -> None:
     """Raise ``ConfigurationError`` unless ``on_ungrounded`` is an ``AgentPolicy`` and
     ``max_revisions`` an int from 0 to ``MAX_REVISIONS_LIMIT``."""
+    # The errors name what was given by its type, not its value: a value in the wrong
+    # argument may be a secret.
     if on_ungrounded not in _POLICIES:
+        given = "another string" if isinstance(on_ungrounded, str) else type(on_ungrounded).__name__
         raise ConfigurationError(
-            f"on_ungrounded must be one of {', '.join(map(repr, _POLICIES))}, got {on_ungrounded!r}"
+            f"on_ungrounded must be one of {', '.join(map(repr, _POLICIES))}, got {given}"
         )
-    if (
-        isinstance(max_revisions, bool)
-        or not isinstance(max_revisions, int)
-        or not 0 <= max_revisions <= MAX_REVISIONS_LIMIT
-    ):
+    is_int = isinstance(max_revisions, int) and not isinstance(max_revisions, bool)
+    if not is_int or not 0 <= max_revisions <= MAX_REVISIONS_LIMIT:  # type: ignore[operator]
+        given = repr(max_revisions) if is_int else type(max_revisions).__name__
         raise ConfigurationError(
             f"max_revisions must be an int from 0 to {MAX_REVISIONS_LIMIT} (each revision is "
-            f"one more model call and check), got {max_revisions!r}"
+            f"one more model call and check), got {given}"
         )
 
 

@@ -20,8 +20,8 @@ Google's checkGrounding (``report_citations``) or a cited segment of answerQuery
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .records import CitedChunk, GroundedAnswer, GroundingSource
@@ -36,6 +36,7 @@ __all__ = [
     "answer_citations",
     "citations_metadata",
     "report_citations",
+    "segment_spans",
     "source_title",
     "source_url",
 ]
@@ -182,3 +183,31 @@ def answer_citations(answer: GroundedAnswer) -> tuple[CitationSpan, ...]:
 def citations_metadata(spans: Iterable[CitationSpan]) -> list[dict[str, Any]]:
     """The spans as metadata (``CitationSpan.metadata``), in order."""
     return [span.metadata() for span in spans]
+
+
+def segment_spans(
+    spans: Iterable[CitationSpan], lengths: Sequence[int]
+) -> list[list[CitationSpan]]:
+    """The spans of a text made of consecutive segments of ``lengths`` characters (a message's
+    text blocks), per segment: each span clipped to every segment it overlaps, its indices
+    made relative to that segment. A span across two segments gives one part in each.
+
+    >>> span = CitationSpan(2, 7, "cited", 0, "0", "", "", 0)
+    >>> [[(s.start, s.end) for s in parts] for parts in segment_spans([span], [4, 0, 6])]
+    [[(2, 4)], [], [(0, 3)]]
+    """
+    spans = tuple(spans)
+    parts: list[list[CitationSpan]] = []
+    offset = 0
+    for length in lengths:
+        end = offset + length
+        clipped = ((span, max(span.start, offset), min(span.end, end)) for span in spans)
+        parts.append(
+            [
+                replace(span, start=start - offset, end=stop - offset)
+                for span, start, stop in clipped
+                if start < stop
+            ]
+        )
+        offset = end
+    return parts

@@ -23,6 +23,12 @@ from .records import GroundedAnswer
 from .settings import DiscoveryEngineTarget
 
 __all__ = [
+    "ANSWER_QUERY_DESCRIPTION",
+    "ANSWER_QUERY_TOOL_DESCRIPTION",
+    "ANSWER_QUERY_TOOL_NAME",
+    "DEVELOPER_KNOWLEDGE_FILTER_HELP",
+    "DEVELOPER_KNOWLEDGE_SEARCH_TOOL_NAME",
+    "DEVELOPER_KNOWLEDGE_TOOL_DESCRIPTION",
     "DISCOVERY_ENGINE_SEARCH_TOOL_NAME",
     "FILTER_SYNTAX_HELP",
     "NO_SOURCES_TEXT",
@@ -129,3 +135,39 @@ def discovery_engine_tool_description(target: DiscoveryEngineTarget) -> str:
         "numbered sources, each with its title, URL and text: answer only from them and "
         "cite them as [n]."
     )
+
+
+DEVELOPER_KNOWLEDGE_SEARCH_TOOL_NAME = "developer_knowledge_search"
+"""The default name of the Developer Knowledge search tool, in both frameworks."""
+
+DEVELOPER_KNOWLEDGE_TOOL_DESCRIPTION = (
+    "Search Google's developer documentation (Google Cloud, Android, Firebase, web.dev and "
+    "more) for passages relevant to a query. Use it before answering questions about Google's "
+    "developer products. Returns numbered sources, each with its title, URL and text: answer "
+    "only from them and cite them as [n]."
+)
+"""The default description of the Developer Knowledge search tool."""
+
+DEVELOPER_KNOWLEDGE_FILTER_HELP = (
+    "An AIP-160 filter expression to narrow the search; leave it empty to search everything. "
+    "Fields: data_source and uri (text, in double quotes; = and !=, e.g. data_source = "
+    '"firebase.google.com"), update_time (an RFC 3339 time in double quotes) and '
+    "content_length_bytes (an integer), both with =, <, <=, >, >=; combine with AND, OR, NOT "
+    "and parentheses."
+)
+"""The Developer Knowledge search tool's ``filter`` argument: AIP-160 expressions on
+``data_source``, ``uri``, ``update_time`` and ``content_length_bytes`` (the API reference of
+``SearchDocumentChunks``)."""
+
+ANSWER_QUERY_TOOL_NAME = "answer_query"
+"""The default name of the answerQuery tool, in both frameworks."""
+
+ANSWER_QUERY_TOOL_DESCRIPTION = (
+    "Answer a question with Google's grounded answer service, from its indexed documents. "
+    "Returns the answer with [n] markers after each cited passage and the numbered sources "
+    "(title and URL) they point to: pass them on with your answer."
+)
+"""The default description of the answerQuery tool."""
+
+ANSWER_QUERY_DESCRIPTION = "The question to answer, as a complete sentence."
+"""The answerQuery tool's ``query`` argument."""

@@ -40,6 +40,10 @@ class ChunkRetriever(BaseRetriever, StrictArguments, Generic[SearchT]):
     """A retriever over a core chunk search (built by the subclass's validator); ``k`` and
     ``filter`` also per call (``retriever.invoke(query, k=3)``)."""
 
+    # Each retriever gives their defaults and limits, from its search spec.
+    k: int
+    filter: str
+
     _search: SearchT = PrivateAttr()
 
     @property

@@ -2,7 +2,10 @@
 
 ``GroundingCallbackHandler`` (sync runs) and ``AsyncGroundingCallbackHandler`` (async runs,
 on Google's async client) collect the documents the run's retrievers return and the run's
-final answer, and check the answer when the outermost run ends. A failed check never breaks
+final answer, and check the answer when the outermost run ends. An agent's run
+(``create_agent``: its output is ``{"messages": [...]}``) is checked too: its final
+``AIMessage`` against its tools' documents (``ToolMessage`` artifacts and retriever runs) and
+the state's ``documents``. A failed check never breaks
 the chain: it is logged and recorded as a report with ``error`` set.
 """
 
@@ -22,6 +25,7 @@ from langchain_core.messages import BaseMessage
 
 from grounding_core import GroundingCheck, GroundingError, GroundingSource
 
+from .agent_messages import agent_answer
 from .documents import add_new_documents, answer_text, find_answer, find_documents
 from .grounding_checker import (
     GroundingChecker,
@@ -124,8 +128,15 @@ class _GroundingCollector:
         documents: those in its output, else those its retrievers returned), else ``None``."""
         if parent_run_id is not None:
             return None
-        collected: list[Document | str] = list(self._runs.finish(run_id))
+        collected = self._runs.finish(run_id)
         try:
+            agent = agent_answer(outputs)
+            if agent is not None:
+                # An agent's state: its final message, against what its tools returned (their
+                # artifacts and their retriever runs) and the state's documents.
+                message, documents = agent
+                add_new_documents(documents, collected)
+                return (message.text, *checked_documents(documents))
             answer = find_answer(outputs)
             in_output = find_documents(outputs) if isinstance(outputs, Mapping) else None
         except GroundingError as exc:
@@ -134,8 +145,10 @@ class _GroundingCollector:
         if not isinstance(answer, str | BaseMessage):
             logger.debug("run %s: its output is not an answer (%s)", run_id, type(answer))
             return None
-        documents = in_output if in_output is not None else collected
-        return (answer_text(answer), *checked_documents(documents))
+        return (
+            answer_text(answer),
+            *checked_documents(in_output if in_output is not None else collected),
+        )
 
     @property
     def _check(self) -> GroundingCheck:

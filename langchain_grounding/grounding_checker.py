@@ -30,11 +30,13 @@ from grounding_core import (
     InputError,
     PeerTable,
     UngroundedPolicy,
+    report_citations,
     unknown_arguments_message,
 )
 
 from ._arguments import StrictArguments, known_arguments
 from ._connection import DiscoveryEngineSettings
+from .citations import cited_message
 from .documents import answer_key, answer_text, document_to_source, find_documents
 
 __all__ = [
@@ -146,7 +148,9 @@ class GroundingChecker(
     ``source_documents``, ``docs``). Output: the same dict plus ``grounding``, a
     ``GroundingReport`` whose claims carry char and byte spans, scores and the cited
     ``Document``s; an ``AIMessage`` answer also gets the report's metadata in
-    ``response_metadata["grounding"]``. The facts are the documents' ``page_content`` (what
+    ``response_metadata["grounding"]`` and, on its text content block, one standard
+    ``Citation`` annotation per supported claim and cited source (``message.content_blocks``;
+    ``message.text`` is unchanged). The facts are the documents' ``page_content`` (what
     LangChain's prompts show the model), their metadata the fact attributes. An empty answer
     (a declined one) is a report, not an error: nothing sent, no claims, ``skipped_reason``
     set. Runs through LangChain's run machinery (callbacks and tracing fire);
@@ -301,8 +305,8 @@ class GroundingChecker(
     ) -> dict[str, Any]:
         answer = values[key]
         if isinstance(answer, BaseMessage):
-            metadata = {**answer.response_metadata, "grounding": outcome.report.metadata()}
-            answer = answer.model_copy(update={"response_metadata": metadata})
+            report = outcome.report
+            answer = cited_message(answer, report_citations(report), report.metadata())
         output = {**values, key: answer, "grounding": outcome.report}
         if outcome.fallback_answer is not None:
             output["original_answer"] = answer

@@ -16,6 +16,7 @@ developer can fix (configuration, permissions, an unreachable service) raises.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
@@ -67,6 +68,27 @@ class GroundingTool(AsyncBaseTool):
     whose model-facing errors come back as ``is_error`` outputs."""
 
     _metadata: ToolMetadata
+    _schema: dict[str, Any]
+
+    def _describe(self, name: str, description: str, **schema: Any) -> None:
+        """Set the name, description and the arguments schema (``tool_arguments_model``'s
+        options ``schema``) the LLM sees; the texts are checked."""
+        name = check_tool_text("name", name)
+        self._schema = schema
+        self._metadata = ToolMetadata(
+            name=name,
+            description=check_tool_text("description", description),
+            fn_schema=tool_arguments_model(name, **schema),
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The arguments schema is a class built for this tool (it cannot be pickled by name):
+        # a copy builds its own from the same options.
+        return {**self.__dict__, "_metadata": dataclasses.replace(self._metadata, fn_schema=None)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._metadata.fn_schema = tool_arguments_model(self._metadata.name, **self._schema)
 
     @property
     def metadata(self) -> ToolMetadata:
@@ -188,16 +210,7 @@ class ChunkSearchTool(GroundingTool):
         self._retriever = retriever
         self._allow_k = allow_k
         self._max_k = max_k
-        name = check_tool_text("name", name)
-        self._metadata = ToolMetadata(
-            name=name,
-            description=check_tool_text("description", description),
-            fn_schema=tool_arguments_model(
-                name,
-                filter_description=filter_description,
-                k=k_range,
-            ),
-        )
+        self._describe(name, description, filter_description=filter_description, k=k_range)
 
     @property
     def retriever(self) -> BaseRetriever:

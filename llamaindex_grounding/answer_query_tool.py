@@ -6,31 +6,22 @@ from typing import Any
 
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import NodeWithScore
-from llama_index.core.tools import ToolMetadata, ToolOutput
+from llama_index.core.tools import ToolOutput
 
 from grounding_core import (
+    ANSWER_QUERY_DESCRIPTION,
+    ANSWER_QUERY_TOOL_DESCRIPTION,
+    ANSWER_QUERY_TOOL_NAME,
     ConfigurationError,
     GroundedAnswer,
     answer_tool_text,
-    check_tool_text,
     refuse_unknown_arguments,
-    tool_arguments_model,
 )
 
 from ._answering import AnswerQueryEngine
 from ._tools import GroundingTool
 
-__all__ = ["DEFAULT_NAME", "AnswerQueryTool"]
-
-DEFAULT_NAME = "answer_query"
-
-DEFAULT_DESCRIPTION = (
-    "Answer a question with Google's grounded answer service, from its indexed documents. "
-    "Returns the answer with [n] markers after each cited passage and the numbered sources "
-    "(title and URL) they point to: pass them on with your answer."
-)
-
-QUERY_DESCRIPTION = "The question to answer, as a complete sentence."
+__all__ = ["AnswerQueryTool"]
 
 
 class AnswerQueryTool(GroundingTool):
@@ -76,8 +67,8 @@ class AnswerQueryTool(GroundingTool):
         self,
         query_engine: AnswerQueryEngine[Any],
         *,
-        name: str = DEFAULT_NAME,
-        description: str = DEFAULT_DESCRIPTION,
+        name: str = ANSWER_QUERY_TOOL_NAME,
+        description: str = ANSWER_QUERY_TOOL_DESCRIPTION,
     ) -> None:
         if not isinstance(query_engine, AnswerQueryEngine):
             raise ConfigurationError(
@@ -86,12 +77,7 @@ class AnswerQueryTool(GroundingTool):
                 f"{type(query_engine).__name__}"
             )
         self._query_engine = query_engine
-        name = check_tool_text("name", name)
-        self._metadata = ToolMetadata(
-            name=name,
-            description=check_tool_text("description", description),
-            fn_schema=tool_arguments_model(name, query_description=QUERY_DESCRIPTION),
-        )
+        self._describe(name, description, query_description=ANSWER_QUERY_DESCRIPTION)
 
     @property
     def query_engine(self) -> AnswerQueryEngine[Any]:

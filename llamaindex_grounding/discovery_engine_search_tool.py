@@ -17,9 +17,7 @@ from grounding_core import (
 from ._tools import ChunkSearchTool
 from .discovery_engine_retriever import DiscoveryEngineRetriever
 
-__all__ = ["DEFAULT_NAME", "DiscoveryEngineSearchTool"]
-
-DEFAULT_NAME = DISCOVERY_ENGINE_SEARCH_TOOL_NAME
+__all__ = ["DiscoveryEngineSearchTool"]
 
 
 class DiscoveryEngineSearchTool(ChunkSearchTool):
@@ -78,7 +76,7 @@ class DiscoveryEngineSearchTool(ChunkSearchTool):
         filter_fields: Mapping[str, str] | None = None,
         allow_k: bool = False,
         max_k: int = DEFAULT_TOOL_MAX_K,
-        name: str = DEFAULT_NAME,
+        name: str = DISCOVERY_ENGINE_SEARCH_TOOL_NAME,
         description: str | None = None,
     ) -> None:
         fields = check_filter_fields(filter_fields)

@@ -144,8 +144,8 @@ def test_the_policy_settings_at_their_limits(max_revisions):
             f"max_revisions must be an int from 0 to {MAX_REVISIONS_LIMIT}",
         ),
         ("revise", -1, "max_revisions must be an int from 0"),
-        ("revise", True, "got True"),
-        ("revise", 1.0, "got 1.0"),
+        ("revise", True, "got bool"),
+        ("revise", 1.0, "got float"),
     ],
 )
 def test_bad_policy_settings_are_refused(policy, max_revisions, message):

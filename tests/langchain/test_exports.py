@@ -8,9 +8,11 @@ import langchain_grounding
 
 def test_all_is_pinned_and_sorted():
     assert langchain_grounding.__all__ == [
+        "AnswerQueryTool",
         "AsyncGroundingCallbackHandler",
         "DeveloperKnowledgeAnswer",
         "DeveloperKnowledgeRetriever",
+        "DeveloperKnowledgeSearchTool",
         "DiscoveryEngineAnswer",
         "DiscoveryEngineRetriever",
         "DiscoveryEngineSearchTool",
@@ -19,6 +21,7 @@ def test_all_is_pinned_and_sorted():
         "GroundedChain",
         "GroundingCallbackHandler",
         "GroundingChecker",
+        "GroundingMiddleware",
         "GroundingReport",
         "QuestionCondenser",
         "UngroundedAnswerError",

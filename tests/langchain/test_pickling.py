@@ -13,23 +13,29 @@ from typing import Any
 
 import pytest
 from google.auth.credentials import AnonymousCredentials
+from langchain.agents import create_agent
 from langchain_core.documents import Document
+from langchain_core.messages import AIMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.runnables import Runnable, RunnablePassthrough
 
 import langchain_grounding
 from grounding_core import ConfigurationError, RetryPolicy
 from langchain_grounding import (
+    AnswerQueryTool,
     AsyncGroundingCallbackHandler,
     DeveloperKnowledgeAnswer,
     DeveloperKnowledgeRetriever,
+    DeveloperKnowledgeSearchTool,
     DiscoveryEngineAnswer,
     DiscoveryEngineRetriever,
+    DiscoveryEngineSearchTool,
     DiscoveryEngineSummary,
     ExtractiveChatModel,
     GroundedChain,
     GroundingCallbackHandler,
     GroundingChecker,
+    GroundingMiddleware,
     QuestionCondenser,
     with_grounding,
 )
@@ -42,6 +48,7 @@ from tests.core.copies import (
 )
 
 from .conftest import PROMPT
+from .test_search_tool import ToolCallingFake
 
 PROJECT = "test-project"
 QUESTION = "lighthouse keeper number 131"
@@ -60,9 +67,6 @@ NOT_COMPONENTS = {
     "GroundingReport": "a result record (pickled with a call's results below)",
     "UngroundedAnswerError": "an exception",
     "chunk_to_document": "a function",
-    # A tool over a retriever, whose row covers the copies; a copy of the tool itself is not
-    # tested yet (issue 18's note).
-    "DiscoveryEngineSearchTool": "an agent tool over a retriever (covered by its row)",
 }
 
 
@@ -118,6 +122,50 @@ async def ahandled(handler: Any) -> Any:
 def message_text(message: Any) -> str:
     """A chat model's answer without its run id."""
     return str(message.text)
+
+
+def search_tool(emulator_host: str) -> DiscoveryEngineSearchTool:
+    retriever = DiscoveryEngineRetriever(
+        project_id=PROJECT, data_store_id="test-docs", k=2, emulator_host=emulator_host
+    )
+    return DiscoveryEngineSearchTool(
+        retriever=retriever, filter_fields={"group": "odd or even"}, allow_k=True, max_k=5
+    )
+
+
+TOOL_CALL = {
+    "type": "tool_call",
+    "id": "call-1",
+    "name": "discovery_engine_search",
+    "args": {"query": QUESTION, "k": 3, "filter": 'group: ANY("odd")'},
+}
+
+
+def tool_result(message: Any) -> tuple[Any, ...]:
+    """What a tool call gives the model and the application."""
+    return (message.content, message.artifact, message.status, message.tool_call_id)
+
+
+def agent_of(middleware: GroundingMiddleware) -> Any:
+    """An agent that searches once and answers, with ``middleware`` (a fresh script each run:
+    the scripted model is used up by one)."""
+    call = {"name": "discovery_engine_search", "args": {"query": QUESTION}, "id": "c1"}
+    model = ToolCallingFake(messages=iter([AIMessage("", tool_calls=[call]), AIMessage(ANSWER)]))
+    tool = search_tool(middleware.checker.emulator_host or "")
+    return create_agent(model, tools=[tool], middleware=[middleware])
+
+
+def agent_result(state: dict[str, Any]) -> tuple[Any, ...]:
+    """An agent run's final answer and grounding (message ids are new each run)."""
+    final = state["messages"][-1]
+    annotations = [
+        {k: v for k, v in a.items() if k != "id"} for a in final.content_blocks[0]["annotations"]
+    ]
+    return final.text, annotations, state["grounding"], state["grounding_revisions"]
+
+
+async def aagent_run(middleware: GroundingMiddleware) -> tuple[Any, ...]:
+    return agent_result(await agent_of(middleware).ainvoke({"messages": [("user", QUESTION)]}))
 
 
 def invoking(value: Any, result: Callable[[Any], Any] = lambda out: out) -> dict[str, Any]:
@@ -182,6 +230,32 @@ ROWS: dict[str, Row] = {
             rag(e.address), project_id=PROJECT, min_support_score=0.5, **connection(e)
         ),
         **invoking(QUESTION),
+    ),
+    "DiscoveryEngineSearchTool": Row(
+        lambda e: search_tool(e.address), **invoking(TOOL_CALL, tool_result)
+    ),
+    "DeveloperKnowledgeSearchTool": Row(
+        lambda e: DeveloperKnowledgeSearchTool(
+            retriever=DeveloperKnowledgeRetriever(k=2, **connection(e)), allow_k=True
+        ),
+        **invoking(
+            {**TOOL_CALL, "name": "developer_knowledge_search", "args": {"query": "generators"}},
+            tool_result,
+        ),
+    ),
+    "AnswerQueryTool": Row(
+        lambda e: AnswerQueryTool(
+            answerer=DiscoveryEngineAnswer(
+                project_id=PROJECT, data_store_id="test-docs", **connection(e)
+            ),
+            name="answer_docs",
+        ),
+        **invoking({**TOOL_CALL, "name": "answer_docs", "args": {"query": QUESTION}}, tool_result),
+    ),
+    "GroundingMiddleware": Row(
+        lambda e: GroundingMiddleware(checker(e), on_ungrounded="revise", max_revisions=1),
+        lambda m: agent_result(agent_of(m).invoke({"messages": [("user", QUESTION)]})),
+        aagent_run,
     ),
     "ExtractiveChatModel": Row(
         lambda e: ExtractiveChatModel(sentences=2, invent="Generators were added in 1991."),

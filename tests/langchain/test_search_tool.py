@@ -3,12 +3,16 @@ numbered sources, the Documents are the tool message's artifact, the agent's arg
 checked, and a ``create_agent`` agent's answer is checked against what the tool returned."""
 
 import asyncio
+import json
+import re
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+from langchain_core.messages.tool import tool_call_chunk
+from langchain_core.outputs import ChatGenerationChunk
 
 from langchain_grounding import (
     DiscoveryEngineRetriever,
@@ -142,10 +146,26 @@ def test_configuration_errors_name_the_argument(retriever):
 
 class ToolCallingFake(GenericFakeChatModel):
     """``GenericFakeChatModel`` with the ``bind_tools`` an agent calls (the script says which
-    tool calls it makes)."""
+    tool calls it makes), streaming its tool calls too (its parent streams only the text)."""
 
     def bind_tools(self, tools, **kwargs):
         return self
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs):
+        result = self._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        message = result.generations[0].message
+        if message.tool_calls:
+            calls = [
+                tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
+                for i, c in enumerate(message.tool_calls)
+            ]
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=calls))
+            return
+        for token in re.findall(r"\S+\s*|\s+", message.content) or [""]:
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=token))
+            if run_manager:
+                run_manager.on_llm_new_token(token, chunk=chunk)
+            yield chunk
 
 
 def scripted(final_answer):
@@ -182,3 +202,10 @@ def test_a_create_agent_agent_searches_and_its_answer_is_checked(emulator, retri
         len(KEEPER),
         "https://example.com/paging/13",
     )
+
+
+def test_the_repr_shows_the_tool_once(retriever):
+    text = repr(DiscoveryEngineSearchTool(retriever=retriever, name="docs_search"))
+    assert text.startswith("DiscoveryEngineSearchTool(")
+    assert text.count("DiscoveryEngineSearchTool(") == 1
+    assert "handle_validation_error=functools.partial(" in text

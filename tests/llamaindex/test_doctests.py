@@ -5,7 +5,11 @@ import importlib
 
 import pytest
 
-MODULES = ["llamaindex_grounding.nodes", "llamaindex_grounding.events"]
+MODULES = [
+    "llamaindex_grounding.nodes",
+    "llamaindex_grounding.events",
+    "llamaindex_grounding.citations",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

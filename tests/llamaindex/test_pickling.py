@@ -17,13 +17,16 @@ from llama_index.core.query_engine import RetrieverQueryEngine
 import llamaindex_grounding
 from grounding_core import ConfigurationError, RetryPolicy
 from llamaindex_grounding import (
+    AnswerQueryTool,
     DeveloperKnowledgeAnswerQueryEngine,
     DeveloperKnowledgeChatEngine,
     DeveloperKnowledgeRetriever,
+    DeveloperKnowledgeSearchTool,
     DiscoveryEngineAnswerQueryEngine,
     DiscoveryEngineChatEngine,
     DiscoveryEngineRetriever,
     DiscoveryEngineSearchSummaryQueryEngine,
+    DiscoveryEngineSearchTool,
     ExtractiveLLM,
     GroundedQueryEngine,
     GroundingEvaluator,
@@ -53,11 +56,6 @@ NOT_COMPONENTS = {
     "citation_blocks": "a function",
     "cited_chat_message": "a function",
     "tool_nodes": "a function",
-    # Agent tools hold a retriever or query engine, whose rows below cover the copies; a
-    # tool itself is built per agent (a copy of a tool is not yet tested: see issue 18's note).
-    "AnswerQueryTool": "an agent tool over a query engine (covered by its rows)",
-    "DeveloperKnowledgeSearchTool": "an agent tool over a retriever (covered by its rows)",
-    "DiscoveryEngineSearchTool": "an agent tool over a retriever (covered by its rows)",
 }
 
 
@@ -133,6 +131,20 @@ async def aevaluating(evaluator: Any) -> Any:
     return await evaluator.aevaluate(query=QUESTION, response=ANSWER, contexts=[ANSWER])
 
 
+def tool_output(output: Any) -> Any:
+    """A tool's output as comparable values: what the LLM reads, and the nodes."""
+    return output.tool_name, output.content, output.is_error, nodes(output.raw_output)
+
+
+def tool_calling(**arguments: Any) -> dict[str, Any]:
+    """A tool's call and async call, as an agent makes them (by name)."""
+
+    async def acall(tool: Any) -> Any:
+        return tool_output(await tool.acall(**arguments))
+
+    return {"call": lambda tool: tool_output(tool.call(**arguments)), "acall": acall}
+
+
 ROWS: dict[str, Row] = {
     "DiscoveryEngineRetriever": Row(retriever, **calling("retrieve", QUESTION, result=nodes)),
     "DeveloperKnowledgeRetriever": Row(
@@ -181,6 +193,27 @@ ROWS: dict[str, Row] = {
         lambda e: GroundingEvaluator(project_id=PROJECT, min_support_score=0.5, **connection(e)),
         evaluating,
         aevaluating,
+    ),
+    "DiscoveryEngineSearchTool": Row(
+        lambda e: DiscoveryEngineSearchTool(
+            retriever(e), filter_fields={"group": "odd or even"}, allow_k=True, max_k=5
+        ),
+        **tool_calling(query=QUESTION, k=2, filter='group: ANY("odd")'),
+    ),
+    "DeveloperKnowledgeSearchTool": Row(
+        lambda e: DeveloperKnowledgeSearchTool(
+            DeveloperKnowledgeRetriever(similarity_top_k=2, **connection(e)), allow_k=True
+        ),
+        **tool_calling(query="python generators", k=1),
+    ),
+    "AnswerQueryTool": Row(
+        lambda e: AnswerQueryTool(
+            DiscoveryEngineAnswerQueryEngine(
+                project_id=PROJECT, data_store_id="test-docs", **connection(e)
+            ),
+            name="answer_docs",
+        ),
+        **tool_calling(query=QUESTION),
     ),
     "ExtractiveLLM": Row(
         lambda e: ExtractiveLLM(sentences=2, invent="Generators were added in 1991."),

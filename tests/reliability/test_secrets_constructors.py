@@ -66,6 +66,19 @@ def _lc_tool(**kwargs: Any) -> lc.DiscoveryEngineSearchTool:
     return lc.DiscoveryEngineSearchTool(retriever=retriever, **kwargs)
 
 
+def _lc_dk_tool(**kwargs: Any) -> lc.DeveloperKnowledgeSearchTool:
+    return lc.DeveloperKnowledgeSearchTool(retriever=lc.DeveloperKnowledgeRetriever(), **kwargs)
+
+
+def _lc_answer_tool(**kwargs: Any) -> lc.AnswerQueryTool:
+    answerer = lc.DiscoveryEngineAnswer(project_id="p", engine_id="e")
+    return lc.AnswerQueryTool(**{"answerer": answerer, **kwargs})
+
+
+def _middleware(**kwargs: Any) -> Any:
+    return lc.GroundingMiddleware(**{"project_id": "p", **kwargs})
+
+
 def _li_search_tool(**kwargs: Any) -> li.DiscoveryEngineSearchTool:
     retriever = li.DiscoveryEngineRetriever(project_id="p", data_store_id="d")
     return li.DiscoveryEngineSearchTool(retriever=retriever, **kwargs)
@@ -83,6 +96,10 @@ def _li_answer_tool(**kwargs: Any) -> li.AnswerQueryTool:
 LANGCHAIN = {
     # The tools hold a retriever or engine (built above): the connection is theirs.
     "DiscoveryEngineSearchTool": Component(_lc_tool, connection=False, typed="max_k"),
+    "DeveloperKnowledgeSearchTool": Component(_lc_dk_tool, connection=False, typed="max_k"),
+    "AnswerQueryTool": Component(_lc_answer_tool, connection=False, typed="answerer"),
+    # Its connection is its checker's, built from the same keyword arguments.
+    "GroundingMiddleware": Component(_middleware, project=True, typed="max_revisions"),
     "AsyncGroundingCallbackHandler": Component(
         lambda **kw: lc.AsyncGroundingCallbackHandler(**{"project_id": "p", **kw}), project=True
     ),

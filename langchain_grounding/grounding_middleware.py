@@ -1,0 +1,169 @@
+"""``GroundingMiddleware``: the final answer of a ``create_agent`` agent checked with Google's
+checkGrounding against the documents its tools returned, cited, and revised when it is not
+supported."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NotRequired
+
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage
+
+from grounding_core import (
+    DEFAULT_MAX_REVISIONS,
+    AgentAction,
+    AgentPolicy,
+    GroundingOutcome,
+    agent_action,
+    check_agent_policy,
+    report_citations,
+    revision_request,
+)
+
+from .agent_messages import (
+    agent_sources,
+    current_turn,
+    final_answer,
+    revision_message,
+    turn_revisions,
+)
+from .citations import cited_message
+from .grounding_checker import GroundingChecker, checked_documents, checker_of
+
+try:
+    from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
+    from langchain.agents.middleware.types import OmitFromInput
+    from langgraph.runtime import Runtime
+except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
+    raise ImportError(
+        "GroundingMiddleware needs LangChain's agents (the langchain package): "
+        "pip install 'grounding-kit[langchain-agents]'"
+    ) from exc
+
+__all__ = ["GroundingMiddleware", "GroundingState"]
+
+LangChainOutcome = GroundingOutcome[Document | str]
+
+
+class GroundingState(AgentState[Any]):
+    """The agent state ``GroundingMiddleware`` adds: ``documents`` (input: sources of the
+    answer besides the tools' artifacts), ``grounding`` (the last final answer's
+    ``GroundingReport.metadata()``), ``grounding_revisions`` (the revisions of this turn) and
+    ``original_answer`` (the answer a fallback replaced)."""
+
+    documents: NotRequired[list[Document]]
+    grounding: NotRequired[Annotated[dict[str, Any], OmitFromInput]]
+    grounding_revisions: NotRequired[Annotated[int, OmitFromInput]]
+    original_answer: NotRequired[Annotated[str, OmitFromInput]]
+
+
+class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
+    """Checks each final answer of a ``create_agent`` agent (a model turn that ends without
+    tool calls) against the documents its tools returned in this turn (``ToolMessage``
+    artifacts, as ``DiscoveryEngineSearchTool`` gives them) and the state's ``documents``.
+
+    The final ``AIMessage`` gets the report's metadata in ``response_metadata["grounding"]``
+    and one standard ``Citation`` annotation per supported claim and cited source on its text
+    block (``message.content_blocks``); the state gets ``grounding`` (the same metadata) and
+    ``grounding_revisions``.
+
+    Key init args:
+        on_ungrounded: what to do with an answer that does not pass: ``"annotate"`` (default:
+            keep it, with its report), ``"raise"`` (``UngroundedAnswerError``; the report is
+            its ``.result``), ``"fallback"`` (replace its text by the checker's
+            ``fallback_answer``; the state keeps ``original_answer``), or ``"revise"``: send the
+            unsupported claims back to the model (a user message, ``revision_request``) and let
+            it answer again, at most ``max_revisions`` times, then fall back.
+        max_revisions: 0..10, default 2 (each revision is one more model call and check).
+        checker: a ``GroundingChecker``, or its fields as keyword arguments (``project_id``,
+            ``min_support_score``, ``fallback_answer``, the connection fields, ...). The
+            checker's own ``on_ungrounded`` is not used: the middleware's policy decides.
+
+    Usage:
+        .. code-block:: python
+
+            from langchain.agents import create_agent
+            from langchain_grounding import DiscoveryEngineSearchTool, GroundingMiddleware
+
+            agent = create_agent(
+                model,
+                tools=[DiscoveryEngineSearchTool(retriever=retriever)],
+                middleware=[GroundingMiddleware(project_id="my-project", on_ungrounded="revise")],
+            )
+            state = agent.invoke({"messages": [("user", "What does yield do?")]})
+            state["messages"][-1].content_blocks[0]["annotations"]   # Citations
+            state["grounding"]["support_score"]
+
+    ``invoke`` checks on Google's sync client, ``ainvoke`` and ``astream`` on its async client.
+    A failed check raises its ``GroundingError``; an empty final answer is not sent (its report
+    has ``skipped_reason``) and is kept.
+    """
+
+    state_schema = GroundingState
+
+    def __init__(
+        self,
+        checker: GroundingChecker | None = None,
+        *,
+        on_ungrounded: AgentPolicy = "annotate",
+        max_revisions: int = DEFAULT_MAX_REVISIONS,
+        **checker_fields: Any,
+    ) -> None:
+        check_agent_policy(on_ungrounded, max_revisions)
+        self.checker = checker_of("GroundingMiddleware", checker, checker_fields)
+        self.on_ungrounded: AgentPolicy = on_ungrounded
+        self.max_revisions = max_revisions
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(on_ungrounded={self.on_ungrounded!r}, "
+            f"max_revisions={self.max_revisions}, checker={self.checker!r})"
+        )
+
+    def _update(
+        self, answer: AIMessage, outcome: LangChainOutcome, revisions: int
+    ) -> dict[str, Any]:
+        report = outcome.report
+        metadata = report.metadata()
+        cited = cited_message(answer, report_citations(report), metadata)
+        update: dict[str, Any] = {
+            "messages": [cited],
+            "grounding": metadata,
+            "grounding_revisions": revisions,
+        }
+        action: AgentAction = agent_action(
+            report, self.on_ungrounded, revisions, self.max_revisions
+        )
+        if action == "raise":
+            outcome.raise_if_ungrounded()
+        elif action == "revise":
+            request = revision_message(revision_request(report), revisions + 1)
+            update.update(messages=[cited, request], jump_to="model")
+        elif action == "fallback":
+            fallback = cited.model_copy(update={"content": self.checker.fallback_answer})
+            update.update(messages=[fallback], original_answer=answer.text)
+        return update
+
+    @hook_config(can_jump_to=["model"])
+    def after_model(self, state: GroundingState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Check a final answer (on Google's sync client) and apply the policy."""
+        answer = final_answer(state["messages"])
+        if answer is None:
+            return None
+        turn = current_turn(state["messages"])
+        sources: list[Document | str] = list(agent_sources(state, turn))
+        outcome = self.checker.grounding_check.run(answer.text, *checked_documents(sources))
+        return self._update(answer, outcome, turn_revisions(turn))
+
+    @hook_config(can_jump_to=["model"])
+    async def aafter_model(
+        self, state: GroundingState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        """Async ``after_model``, on Google's async client."""
+        answer = final_answer(state["messages"])
+        if answer is None:
+            return None
+        turn = current_turn(state["messages"])
+        sources: list[Document | str] = list(agent_sources(state, turn))
+        outcome = await self.checker.grounding_check.arun(answer.text, *checked_documents(sources))
+        return self._update(answer, outcome, turn_revisions(turn))
