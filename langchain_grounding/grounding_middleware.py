@@ -67,6 +67,11 @@ class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
     block (``message.content_blocks``); the state gets ``grounding`` (the same metadata) and
     ``grounding_revisions``.
 
+    Setup:
+        As for ``GroundingChecker``: Google Cloud credentials, or the emulator
+        (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``); and LangChain's agents,
+        ``pip install 'grounding-kit[langchain-agents]'``.
+
     Key init args:
         on_ungrounded: what to do with an answer that does not pass: ``"annotate"`` (default:
             keep it, with its report), ``"raise"`` (``UngroundedAnswerError``; the report is
@@ -79,16 +84,23 @@ class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
             ``min_support_score``, ``fallback_answer``, the connection fields, ...). The
             checker's own ``on_ungrounded`` is not used: the middleware's policy decides.
 
+    Instantiate:
+        .. code-block:: python
+
+            from langchain_grounding import GroundingMiddleware
+
+            grounding = GroundingMiddleware(project_id="my-project", on_ungrounded="revise")
+
     Usage:
         .. code-block:: python
 
             from langchain.agents import create_agent
-            from langchain_grounding import DiscoveryEngineSearchTool, GroundingMiddleware
+            from langchain_grounding import DiscoveryEngineSearchTool
 
             agent = create_agent(
                 model,
                 tools=[DiscoveryEngineSearchTool(retriever=retriever)],
-                middleware=[GroundingMiddleware(project_id="my-project", on_ungrounded="revise")],
+                middleware=[grounding],
             )
             state = agent.invoke({"messages": [("user", "What does yield do?")]})
             state["messages"][-1].content_blocks[0]["annotations"]   # Citations

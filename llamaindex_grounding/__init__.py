@@ -21,12 +21,14 @@ from .discovery_engine_search_summary_query_engine import DiscoveryEngineSearchS
 from .discovery_engine_search_tool import DiscoveryEngineSearchTool
 from .events import GroundingCheckEndEvent, GroundingCheckStartEvent, SearchResponseEvent
 from .extractive_llm import ExtractiveLLM
+from .grounded_agent_workflow import AgentGroundingEvent, GroundedAgentOutput, GroundedAgentWorkflow
 from .grounded_query_engine import GroundedQueryEngine
 from .grounding_evaluation_result import GroundingEvaluationResult
 from .grounding_evaluator import GroundingEvaluator
 from .nodes import chunk_to_node
 
 __all__ = [
+    "AgentGroundingEvent",
     "AnswerQueryTool",
     "DeveloperKnowledgeAnswerQueryEngine",
     "DeveloperKnowledgeChatEngine",
@@ -38,6 +40,8 @@ __all__ = [
     "DiscoveryEngineSearchSummaryQueryEngine",
     "DiscoveryEngineSearchTool",
     "ExtractiveLLM",
+    "GroundedAgentOutput",
+    "GroundedAgentWorkflow",
     "GroundedQueryEngine",
     "GroundingCheckEndEvent",
     "GroundingCheckStartEvent",

@@ -4,9 +4,10 @@ and an agent workflow's ``AgentOutput``.
 
 An agent's sources are what its tools returned: our search and answer tools keep their nodes as
 the ``ToolOutput``'s ``raw_output`` (a ``QueryEngineTool`` keeps the engine's ``Response``
-there); ``tool_nodes`` gathers them. A workflow's final ``AgentOutput`` carries no results
-(its ``tool_calls`` are the calls the LLM asked for, ``ToolSelection``s): its nodes are those of
-the run's ``ToolCallResult`` events, ``tool_nodes(events)``, passed as ``nodes``.
+there); ``tool_nodes`` gathers them. A workflow's final ``AgentOutput`` (``await handler``)
+holds the run's ``ToolCallResult``s in its ``tool_calls``, where they are found; the output of
+a single step holds only the LLM's ``ToolSelection``s: pass ``tool_nodes`` of the run's
+``ToolCallResult`` events as ``nodes``.
 """
 
 from __future__ import annotations
@@ -121,7 +122,8 @@ def response_and_nodes(
     ``nodes``, when given, are the sources; otherwise they are found in the response: a
     ``Response``'s ``source_nodes``; a ``StreamingResponse``'s, after exhausting its stream; an
     ``AgentChatResponse``'s ``source_nodes`` and its ``sources``' nodes (``tool_nodes``); an
-    ``AgentOutput`` has none (pass ``tool_nodes`` of the run's ``ToolCallResult`` events). A
+    ``AgentOutput``'s, those of the ``ToolCallResult``s in its ``tool_calls`` (a run's final
+    output holds them; a step's does not: pass ``tool_nodes`` of the run's events). A
     response without text gives ``""`` (nothing to check); any other object, or an
     ``AsyncStreamingResponse`` not yet consumed, is an ``InputError``.
 
@@ -156,5 +158,9 @@ def _text_and_nodes(response: object) -> tuple[str, list[NodeWithScore]]:
         found = [*response.source_nodes, *tool_nodes(response.sources)]
         return response_text(response.response), _unique(found)
     if isinstance(response, AgentOutput):
-        return response.response.content or "", []
+        # What ``await handler`` gives holds the run's ToolCallResults in ``tool_calls``
+        # (LlamaIndex adds them there when the run ends, though the field is typed as the LLM's
+        # ToolSelections); a step's output holds only ToolSelections, which carry no results.
+        results = [call for call in response.tool_calls if isinstance(call, ToolCallResult)]
+        return response.response.content or "", tool_nodes(results)
     raise _refused(response)

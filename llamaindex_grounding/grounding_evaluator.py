@@ -185,8 +185,9 @@ class GroundingEvaluator(BaseEvaluator):
         """Check the text of ``response`` (a ``Response``, ``StreamingResponse``, a chat
         engine's ``AgentChatResponse`` or an agent workflow's ``AgentOutput``) against
         ``nodes``, by default the nodes it carries: its ``source_nodes`` (a chat engine's
-        response: and its tools' nodes). An ``AgentOutput`` carries none: pass
-        ``nodes=tool_nodes(results)``, the nodes of the run's ``ToolCallResult`` events."""
+        response: and its tools' nodes; a run's final ``AgentOutput``, ``await handler``: the
+        nodes of the ``ToolCallResult``s it holds). The output of one agent step carries none:
+        pass ``nodes=tool_nodes(results)``, the nodes of the run's ``ToolCallResult`` events."""
         return _result(query, self._checker.check_response(response, _nodes(nodes)))
 
     async def aevaluate_response(

@@ -36,3 +36,15 @@ def test_every_public_name_has_a_docstring():
         value = getattr(langchain_grounding, name)
         assert inspect.isclass(value) or inspect.isfunction(value)
         assert value.__doc__, f"{name} has no docstring"
+
+
+def test_the_agent_entry_points_show_their_usage():
+    for name in (
+        "DiscoveryEngineSearchTool",
+        "DeveloperKnowledgeSearchTool",
+        "AnswerQueryTool",
+        "GroundingMiddleware",
+    ):
+        doc = getattr(langchain_grounding, name).__doc__
+        for section in ("Setup:", "Key init args:", "Instantiate:", "Usage:"):
+            assert section in doc, f"{name} lacks {section}"

@@ -219,3 +219,18 @@ def test_the_nodes_given_are_checked(emulator, nodes, message):
     with pytest.raises(InputError, match=message) as info:
         evaluator.evaluate_response(response=output, nodes=nodes)
     assert info.value.field == "nodes"
+
+
+async def test_a_runs_final_output_carries_its_tool_results_and_is_checked_alone(
+    emulator, retriever
+):
+    tool = DiscoveryEngineSearchTool(retriever=retriever)
+    agent = FunctionAgent(tools=[tool], llm=scripted_llm(f"{KEEPER} {MADE_UP}"))
+    output = await agent.run(user_msg="Who is keeper 131?")
+    [result] = [c for c in output.tool_calls if isinstance(c, ToolCallResult)]
+    evaluator = GroundingEvaluator(project_id=PROJECT, emulator_host=emulator.address)
+    evaluated = await evaluator.aevaluate_response(response=output)
+    assert evaluated.grounding["source_ids"] == [
+        n.node.node_id for n in result.tool_output.raw_output
+    ]
+    assert [c["status"] for c in evaluated.grounding["claims"]] == ["supported", "unsupported"]

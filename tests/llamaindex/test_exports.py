@@ -7,6 +7,7 @@ import llamaindex_grounding
 
 def test_all_is_pinned_and_sorted():
     assert llamaindex_grounding.__all__ == [
+        "AgentGroundingEvent",
         "AnswerQueryTool",
         "DeveloperKnowledgeAnswerQueryEngine",
         "DeveloperKnowledgeChatEngine",
@@ -18,6 +19,8 @@ def test_all_is_pinned_and_sorted():
         "DiscoveryEngineSearchSummaryQueryEngine",
         "DiscoveryEngineSearchTool",
         "ExtractiveLLM",
+        "GroundedAgentOutput",
+        "GroundedAgentWorkflow",
         "GroundedQueryEngine",
         "GroundingCheckEndEvent",
         "GroundingCheckStartEvent",
@@ -54,6 +57,7 @@ def test_main_entry_points_show_their_usage():
         "DeveloperKnowledgeChatEngine",
         "DiscoveryEngineSearchTool",
         "AnswerQueryTool",
+        "GroundedAgentWorkflow",
     ):
         doc = getattr(llamaindex_grounding, name).__doc__
         for section in ("Setup:", "Key init args:", "Instantiate:", "Usage:"):

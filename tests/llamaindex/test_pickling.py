@@ -6,12 +6,17 @@ engine, an LLM) pickles when they do."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from google.auth.credentials import AnonymousCredentials
+from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
+from llama_index.core.llms import MessageRole
+from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 
 import llamaindex_grounding
@@ -28,6 +33,7 @@ from llamaindex_grounding import (
     DiscoveryEngineSearchSummaryQueryEngine,
     DiscoveryEngineSearchTool,
     ExtractiveLLM,
+    GroundedAgentWorkflow,
     GroundedQueryEngine,
     GroundingEvaluator,
 )
@@ -35,8 +41,12 @@ from tests.core.copies import (
     WHOLE_COPIES,
     LockedCredentials,
     Row,
+    assert_independent,
+    assert_nothing_built,
     check_a_shallow_copy,
     check_a_whole_copy,
+    close_all,
+    settings_of,
 )
 
 PROJECT = "test-project"
@@ -46,6 +56,11 @@ CONTEXT = f"Context information is below.\n{ANSWER} It describes the lamp.\nQuer
 RETRY = RetryPolicy(initial=0.01, maximum=0.02, deadline=9.0)
 
 NOT_COMPONENTS = {
+    "AgentGroundingEvent": "a workflow event",
+    "GroundedAgentOutput": "a result record (pickled with a call's results below)",
+    # It holds a LlamaIndex agent, which does not pickle (weak references): its deep copy is
+    # tested below.
+    "GroundedAgentWorkflow": "an agent's wrapper (deep copy only)",
     "GroundingCheckEndEvent": "an instrumentation event",
     "GroundingCheckStartEvent": "an instrumentation event",
     "SearchResponseEvent": "an instrumentation event",
@@ -129,6 +144,16 @@ def evaluating(evaluator: Any) -> Any:
 
 async def aevaluating(evaluator: Any) -> Any:
     return await evaluator.aevaluate(query=QUESTION, response=ANSWER, contexts=[ANSWER])
+
+
+def _searching_llm(messages: list[ChatMessage], **kwargs: Any) -> ChatMessage:
+    """A tool-calling LLM's script: search, then answer with the first result's sentence."""
+    if not any(m.role == MessageRole.TOOL for m in messages):
+        call = ToolCallBlock(
+            tool_call_id="c1", tool_name="discovery_engine_search", tool_kwargs={"query": QUESTION}
+        )
+        return ChatMessage(role="assistant", blocks=[call])
+    return ChatMessage(role="assistant", content=ANSWER)
 
 
 def tool_output(output: Any) -> Any:
@@ -258,3 +283,29 @@ def test_credentials_that_cannot_be_pickled_are_named(emulator):
     )
     with pytest.raises(ConfigurationError, match=r"^credentials \(LockedCredentials\) cannot be"):
         WHOLE_COPIES["pickle"](evaluator)
+
+
+async def test_a_deep_copy_of_an_agent_workflow_works_and_builds_its_own_clients(emulator):
+    def build() -> GroundedAgentWorkflow:
+        tool = DiscoveryEngineSearchTool(retriever(emulator))
+        llm = MockFunctionCallingLLM(response_generator=_searching_llm)
+        agent = FunctionAgent(tools=[tool], llm=llm, streaming=False)
+        return GroundedAgentWorkflow(
+            agent, project_id=PROJECT, on_ungrounded="revise", **connection(emulator)
+        )
+
+    async def grounding(workflow: GroundedAgentWorkflow) -> Any:
+        output = await workflow.run(user_msg=QUESTION)
+        return output.response.content, output.grounding, nodes(output.nodes)
+
+    original = build()
+    expected = await grounding(original)
+    copied = copy.deepcopy(original)
+    try:
+        assert settings_of(copied._checker) == settings_of(original._checker)
+        assert_nothing_built(copied._checker)
+        assert await grounding(copied) == expected
+        assert_independent(original._checker, copied._checker)
+        assert expected[1]["passed"] is True
+    finally:
+        await close_all(original._checker, copied._checker)

@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from google.api_core.client_options import ClientOptions
 from langchain_core.runnables import RunnableLambda
+from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.query_engine import CustomQueryEngine
 from pydantic import ValidationError
 
@@ -91,6 +93,11 @@ def _li_dk_tool(**kwargs: Any) -> li.DeveloperKnowledgeSearchTool:
 def _li_answer_tool(**kwargs: Any) -> li.AnswerQueryTool:
     engine = li.DiscoveryEngineAnswerQueryEngine(project_id="p", engine_id="e")
     return li.AnswerQueryTool(**{"query_engine": engine, **kwargs})
+
+
+def _li_agent_workflow(**kwargs: Any) -> li.GroundedAgentWorkflow:
+    agent = FunctionAgent(tools=[], llm=MockFunctionCallingLLM())
+    return li.GroundedAgentWorkflow(agent, **{"project_id": "p", **kwargs})
 
 
 LANGCHAIN = {
@@ -171,12 +178,15 @@ LLAMAINDEX = {
     "DiscoveryEngineSearchTool": Component(_li_search_tool, connection=False, typed="max_k"),
     "DeveloperKnowledgeSearchTool": Component(_li_dk_tool, connection=False, typed="max_k"),
     "AnswerQueryTool": Component(_li_answer_tool, connection=False, typed="query_engine"),
+    "GroundedAgentWorkflow": Component(_li_agent_workflow, project=True, typed="max_revisions"),
 }
 # Public names that are not components built from arguments: records, errors, events,
 # conversion functions.
 NOT_COMPONENTS = {
     lc: {"GroundingReport", "UngroundedAnswerError", "chunk_to_document"},
     li: {
+        "AgentGroundingEvent",
+        "GroundedAgentOutput",
         "GroundingCheckEndEvent",
         "GroundingCheckStartEvent",
         "GroundingEvaluationResult",
