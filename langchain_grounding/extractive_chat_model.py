@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.documents import Document
+from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
+from langchain_core.messages.tool import tool_call, tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from pydantic import Field
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field, PrivateAttr
 
 from grounding_core import DEFAULT_EXTRACTIVE_SENTENCES, extractive_answer
 
@@ -47,11 +60,20 @@ class ExtractiveChatModel(BaseChatModel, StrictArguments):
             inputs = {"context": retriever | format_docs, "question": RunnablePassthrough()}
             rag = inputs | prompt | llm | StrOutputParser()
 
-    ``stream`` yields the answer word by word.
+    Use within an agent (``create_agent``, which calls ``bind_tools``): the bound model first
+    calls its first tool with the user's question (the last user message that ends with a
+    question mark, else the last one) as ``query``, then answers it from what the tools
+    returned since (a tool's ``Document`` artifacts, else its text)::
+
+        agent = create_agent(ExtractiveChatModel(), tools=[DiscoveryEngineSearchTool(...)])
+
+    ``stream`` yields the answer word by word (a tool call as one chunk).
     """
 
     sentences: int = Field(default=DEFAULT_EXTRACTIVE_SENTENCES, ge=1)
     invent: str = ""
+
+    _tool_names: tuple[str, ...] = PrivateAttr(default=())
 
     @property
     def _llm_type(self) -> str:
@@ -59,14 +81,44 @@ class ExtractiveChatModel(BaseChatModel, StrictArguments):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"sentences": self.sentences, "invent": self.invent}
+        return {"sentences": self.sentences, "invent": self.invent, "tools": self._tool_names}
 
-    def _answer(self, messages: list[BaseMessage]) -> str:
-        return extractive_answer(
-            "\n\n".join(message.text for message in messages),
-            sentences=self.sentences,
-            invent=self.invent,
-        )
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """A copy that calls the first of ``tools`` with the user's question as ``query``
+        before it answers, then answers from what the tools returned (what ``create_agent``
+        calls)."""
+        bound = self.model_copy()
+        bound._tool_names = tuple(convert_to_openai_tool(t)["function"]["name"] for t in tools)
+        return bound
+
+    def _reply(self, messages: list[BaseMessage]) -> AIMessage:
+        asked = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+        # The question is the last user message that asks one: a follow-up instruction (a
+        # revision request) is answered from the same question and tool results.
+        questions = [i for i in asked if messages[i].text.rstrip().endswith(_QUESTION_ENDS)]
+        turn_start = (questions or asked or [-1])[-1]
+        results = [m for m in messages[turn_start + 1 :] if isinstance(m, ToolMessage)]
+        question = messages[turn_start].text if turn_start >= 0 else ""
+        if self._tool_names and not results:
+            call = tool_call(
+                name=self._tool_names[0], args={"query": question}, id=f"call-{len(messages)}"
+            )
+            return AIMessage(content="", tool_calls=[call])
+        if results:
+            # The sources themselves (a tool's Documents) when the tool gives them, rather than
+            # the text the model reads, whose numbered headings are not sentences.
+            context = "\n\n".join(_result_text(m) for m in results)
+            prompt = f"{context}\n\nQuestion: {question}"
+        else:
+            prompt = "\n\n".join(message.text for message in messages)
+        answer = extractive_answer(prompt, sentences=self.sentences, invent=self.invent)
+        return AIMessage(content=answer)
 
     def _generate(
         self,
@@ -75,8 +127,7 @@ class ExtractiveChatModel(BaseChatModel, StrictArguments):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        message = AIMessage(content=self._answer(messages))
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return ChatResult(generations=[ChatGeneration(message=self._reply(messages))])
 
     def _stream(
         self,
@@ -85,10 +136,28 @@ class ExtractiveChatModel(BaseChatModel, StrictArguments):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        for number, word in enumerate(self._answer(messages).split(" ")):
+        message = self._reply(messages)
+        if message.tool_calls:
+            calls = [
+                tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
+                for i, c in enumerate(message.tool_calls)
+            ]
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=calls))
+            return
+        for number, word in enumerate(message.text.split(" ")):
             chunk = ChatGenerationChunk(
                 message=AIMessageChunk(content=f" {word}" if number else word)
             )
             if run_manager is not None:
                 run_manager.on_llm_new_token(chunk.text, chunk=chunk)
             yield chunk
+
+
+_QUESTION_ENDS = ("?", "？")
+
+
+def _result_text(message: ToolMessage) -> str:
+    artifact = message.artifact
+    if isinstance(artifact, list) and artifact and all(isinstance(d, Document) for d in artifact):
+        return "\n\n".join(d.page_content for d in artifact)
+    return message.text

@@ -104,7 +104,7 @@ class GroundedAgentWorkflow(Workflow):
             ``"raise"`` (``UngroundedAnswerError``, from ``await handler``), ``"fallback"``
             (the response's text becomes ``fallback_answer``), or ``"revise"``: send the
             unsupported claims back to the agent (a user message, ``revision_request``, in the
-            same context: the agent sees its answer and its tools' results) and let it answer
+            same memory: the agent sees its answer and its tools' results) and let it answer
             again, at most ``max_revisions`` times (0..10, default 2), then fall back.
         on_error: ``"record"`` (default, as ``GroundedQueryEngine``: a failed check is logged
             and its report has ``error``; ``"revise"`` then falls back) or ``"raise"``.
@@ -198,12 +198,10 @@ class GroundedAgentWorkflow(Workflow):
         """How many times ``revise`` sends a response back before it falls back."""
         return self._max_revisions
 
-    async def _run_agent(
-        self, ctx: Context, agent_ctx: Context, nodes: list[NodeWithScore], **run: Any
-    ) -> AgentOutput:
-        """One run of the agent in ``agent_ctx``: its events go on this workflow's stream, its
-        tools' nodes are added to ``nodes``."""
-        handler = self._agent.run(ctx=agent_ctx, **run)
+    async def _run_agent(self, ctx: Context, nodes: list[NodeWithScore], **run: Any) -> AgentOutput:
+        """One run of the agent: its events go on this workflow's stream, its tools' nodes are
+        added to ``nodes``."""
+        handler = self._agent.run(**run)
         async for event in handler.stream_events():
             if isinstance(event, StopEvent):
                 continue  # the agent's end, not this workflow's: it would end the stream
@@ -231,21 +229,20 @@ class GroundedAgentWorkflow(Workflow):
     async def answer(self, ctx: Context, ev: StartEvent) -> StopEvent:
         """Run the agent, check its final response, and apply the policy."""
         nodes = _given_nodes(ev.get("nodes"))
-        agent_ctx = Context(self._agent)
         run = {
             key: ev.get(key)
             for key in ("user_msg", "chat_history", "memory", "max_iterations")
             if ev.get(key) is not None
         }
-        # The agent keeps its memory in its context, but a context run again does not keep it
-        # (it is not serializable): the revisions share one memory object, the caller's or the
-        # one the agent would have made.
+        # Each run of the agent has a context of its own (a context run again does not keep
+        # the memory: it is not serializable); the conversation goes on in one memory object,
+        # the caller's or the one the agent would have made.
         run.setdefault(
             "memory", ChatMemoryBuffer.from_defaults(llm=getattr(self._agent, "llm", None))
         )
         revisions = 0
         while True:
-            output = await self._run_agent(ctx, agent_ctx, nodes, **run)
+            output = await self._run_agent(ctx, nodes, **run)
             outcome = await self._check(output, nodes)
             report = outcome.report
             action: AgentAction = agent_action(

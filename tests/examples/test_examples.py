@@ -103,3 +103,36 @@ def test_google_cloud_regional_configuration(run_example, monkeypatch):
     described = google_cloud.describe(settings)
     assert "endpoint:        eu-discoveryengine.googleapis.com" in described
     assert "projects/acme/locations/eu/collections/default_collection/dataStores/kb/" in described
+
+
+def test_langchain_agent(run_example):
+    out = run_example("langchain_agent")
+    honest, revised, streamed = re.split(r"^\d\. .*\n", out, flags=re.M)[1:]
+    answer = honest.splitlines()[0]
+    assert answer.startswith('The "with" statement is used to wrap the execution of a block')
+    spans = re.findall(r"^  \[(\d+):(\d+)\] ", honest, flags=re.M)
+    assert spans == [("0", str(len(answer)))] * 2
+    assert "(https://docs.python.org/3.11/reference/compound_stmts.html#with)" in honest
+    assert "support 1.00, passed: True, revisions: 0" in honest
+    assert "answer: I could not find support for an answer in the retrieved sources." in revised
+    assert f"original: {answer} {CAUGHT}" in revised
+    assert "passed: False, revisions: 1" in revised
+    assert f"  unsupported: {CAUGHT!r}" in revised
+    assert int(re.search(r"^(\d+) tokens streamed", streamed, flags=re.M).group(1)) > 10
+    assert re.findall(r"^  \[(\d+):(\d+)\] ", streamed, flags=re.M) == spans
+
+
+def test_llamaindex_agent(run_example):
+    lines = run_example("llamaindex_agent").splitlines()
+    assert lines[:3] == [
+        "tool discovery_engine_search: 3 nodes",
+        "checked: support 0.50 -> revise",
+        "checked: support 1.00 -> keep",
+    ]
+    answer = lines[3].removeprefix("answer (1 revision): ")
+    assert answer.startswith('The "with" statement is used to wrap the execution of a block')
+    assert lines[4] == (
+        f'  [0:{len(answer)}] -> The "with" statement '
+        "(https://docs.python.org/3.11/reference/compound_stmts.html#with)"
+    )
+    assert lines[-1] == "passed: True"

@@ -60,3 +60,36 @@ def test_a_rag_chain_on_it_gives_an_answer_the_check_supports(emulator):
     report = checker.check(answer, retriever.invoke(QUESTION))
     assert report.support_score == 1.0
     assert [claim.status for claim in report.claims] == ["supported", "supported"]
+
+
+def test_bound_to_tools_it_searches_then_answers_from_the_results():
+    from langchain_core.documents import Document
+    from langchain_core.messages import ToolMessage
+    from langchain_core.tools import tool
+
+    @tool
+    def search(query: str) -> str:
+        """Search the docs."""
+        return query
+
+    llm = ExtractiveChatModel(sentences=1).bind_tools([search])
+    question = HumanMessage("How does a generator yield values?")
+    call = llm.invoke([question])
+    assert call.content == ""
+    assert [(c["name"], c["args"]) for c in call.tool_calls] == [
+        ("search", {"query": "How does a generator yield values?"})
+    ]
+    found = Document("Lists hold values in order. A generator yields values lazily.")
+    result = ToolMessage("[1] heading", tool_call_id=call.tool_calls[0]["id"], artifact=[found])
+    answer = llm.invoke([question, call, result])
+    assert (answer.content, answer.tool_calls) == ("A generator yields values lazily.", [])
+    # A follow-up instruction is answered from the same question and results.
+    again = llm.invoke([question, call, result, answer, HumanMessage("Answer again.")])
+    assert again.content == "A generator yields values lazily."
+    streamed = [c for c in llm.stream([question]) if c.tool_call_chunks]
+    assert [c.tool_call_chunks[0]["name"] for c in streamed] == ["search"]
+    assert (
+        streamed[0].tool_call_chunks[0]["args"] == '{"query": "How does a generator yield values?"}'
+    )
+
+    assert ExtractiveChatModel().invoke([question]).tool_calls == []  # unbound: no calls

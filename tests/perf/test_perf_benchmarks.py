@@ -14,6 +14,7 @@ from langchain_core.documents import Document
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from benchmarks import (
+    bench_agents,
     bench_fanout,
     bench_import_time,
     bench_overhead,
@@ -28,6 +29,7 @@ from benchmarks.peer_venvs import PeerEnv
 from grounding_core import RankSignals, SourceChunk
 
 MODULES = [
+    bench_agents,
     bench_overhead,
     bench_pathological,
     bench_vs_peer_retrievers,
