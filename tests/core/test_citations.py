@@ -8,6 +8,7 @@ from grounding_core.citations import (
     answer_citations,
     citations_metadata,
     report_citations,
+    segment_spans,
     source_title,
     source_url,
 )
@@ -182,3 +183,35 @@ def test_a_span_is_a_frozen_record():
     span = CitationSpan(0, 1, "x", 0, "0", "", "", None)
     with pytest.raises(AttributeError):
         span.start = 2  # type: ignore[misc]
+
+
+def _span(start, end):
+    return CitationSpan(start, end, "cited", 0, "0", "", "", 0)
+
+
+@pytest.mark.parametrize(
+    ("span", "lengths", "parts"),
+    [
+        ((0, 3), [3, 2], [[(0, 3)], []]),  # exactly the first segment
+        ((3, 5), [3, 2], [[], [(0, 2)]]),  # starts at the boundary: the second only
+        ((2, 4), [3, 2], [[(2, 3)], [(0, 1)]]),  # across the boundary: both
+        ((1, 7), [2, 0, 3, 4], [[(1, 2)], [], [(0, 3)], [(0, 2)]]),  # three, and an empty one
+        ((5, 9), [3, 2], [[], []]),  # past the text: nowhere
+    ],
+)
+def test_segment_spans_clip_each_span_to_the_segments_it_overlaps(span, lengths, parts):
+    result = segment_spans([_span(*span)], lengths)
+    assert [[(p.start, p.end) for p in segment] for segment in result] == parts
+    for segment in result:
+        for part in segment:
+            assert (part.cited_text, part.source_index, part.claim_index) == ("cited", 0, 0)
+
+
+def test_segment_spans_index_the_segments_text_in_any_script():
+    blocks = ["é ok. ", "日本. 😀", " שלום. e\u0301."]
+    text = "".join(blocks)
+    spans = [_span(text.index(s), text.index(s) + len(s)) for s in SENTENCES]
+    result = segment_spans(spans, [len(b) for b in blocks])
+    pieces = [[blocks[i][p.start : p.end] for p in parts] for i, parts in enumerate(result)]
+    assert pieces == [["é ok."], ["日本.", "😀"], [" שלום.", "e\u0301."]]
+    assert segment_spans(spans, []) == []
