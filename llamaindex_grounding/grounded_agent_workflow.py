@@ -132,7 +132,10 @@ class GroundedAgentWorkflow(Workflow):
             output.grounding["support_score"], output.response.blocks  # CitationBlocks
 
     ``run`` takes the agent's ``user_msg``, ``chat_history``, ``memory`` and ``max_iterations``,
-    and ``nodes``: more sources to check against. Checks run on Google's async client, each
+    and ``nodes``: more sources to check against. Each run of the agent (the first, each
+    revision) has a context of its own and the conversation goes on in one memory (the one
+    given, else a ``ChatMemoryBuffer``): an ``AgentWorkflow``'s ``state`` starts again from its
+    ``initial_state`` at a revision. Checks run on Google's async client, each
     between a ``GroundingCheckStartEvent`` and a ``GroundingCheckEndEvent``. An empty final
     response is not sent (``skipped_reason``) and is kept.
     """
