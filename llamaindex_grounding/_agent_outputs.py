@@ -31,6 +31,7 @@ from grounding_core import InputError
 __all__ = [
     "CheckedResponse",
     "aresponse_and_nodes",
+    "given_nodes",
     "response_and_nodes",
     "response_text",
     "tool_nodes",
@@ -94,6 +95,24 @@ def tool_nodes(tool_outputs: Iterable[ToolOutput | ToolCallResult]) -> list[Node
         if isinstance(output, ToolOutput) and not output.is_error:
             nodes.extend(_output_nodes(output.raw_output))
     return _unique(nodes)
+
+
+def given_nodes(nodes: object) -> list[NodeWithScore] | None:
+    """``nodes`` as a caller gave them (a list of ``NodeWithScore``), ``None`` for none; any
+    other value is an ``InputError`` naming ``nodes``."""
+    if nodes is None:
+        return None
+    if isinstance(nodes, str) or not isinstance(nodes, Sequence):
+        raise InputError(
+            f"nodes must be a list of NodeWithScore, got {type(nodes).__name__}", field="nodes"
+        )
+    for index, node in enumerate(nodes):
+        if not isinstance(node, NodeWithScore):
+            raise InputError(
+                f"nodes[{index}] must be a NodeWithScore, got {type(node).__name__}",
+                field="nodes",
+            )
+    return list(nodes)
 
 
 def _refused(response: object) -> InputError:

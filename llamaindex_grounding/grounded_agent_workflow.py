@@ -38,7 +38,7 @@ from grounding_core import (
     revision_request,
 )
 
-from ._agent_outputs import tool_nodes
+from ._agent_outputs import given_nodes, tool_nodes
 from ._checking import NodeGroundingChecker, checked_nodes, response_text
 from .citations import GROUNDING_KEY, cited_chat_message
 
@@ -231,7 +231,7 @@ class GroundedAgentWorkflow(Workflow):
     @step
     async def answer(self, ctx: Context, ev: StartEvent) -> StopEvent:
         """Run the agent, check its final response, and apply the policy."""
-        nodes = _given_nodes(ev.get("nodes"))
+        nodes = given_nodes(ev.get("nodes")) or []
         run = {
             key: ev.get(key)
             for key in ("user_msg", "chat_history", "memory", "max_iterations")
@@ -302,19 +302,3 @@ class GroundedAgentWorkflow(Workflow):
             revisions=revisions,
             original_answer=original if fallback else None,
         )
-
-
-def _given_nodes(nodes: object) -> list[NodeWithScore]:
-    if nodes is None:
-        return []
-    if not isinstance(nodes, list | tuple):
-        raise InputError(
-            f"nodes must be a list of NodeWithScore, got {type(nodes).__name__}", field="nodes"
-        )
-    for index, node in enumerate(nodes):
-        if not isinstance(node, NodeWithScore):
-            raise InputError(
-                f"nodes[{index}] must be a NodeWithScore, got {type(node).__name__}",
-                field="nodes",
-            )
-    return list(nodes)

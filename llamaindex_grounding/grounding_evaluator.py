@@ -23,7 +23,7 @@ from grounding_core import (
     refuse_unknown_arguments,
 )
 
-from ._agent_outputs import CheckedResponse
+from ._agent_outputs import CheckedResponse, given_nodes
 from ._checking import NodeGroundingChecker, checked_nodes
 from .grounding_evaluation_result import GroundingEvaluationResult
 
@@ -188,7 +188,7 @@ class GroundingEvaluator(BaseEvaluator):
         response: and its tools' nodes; a run's final ``AgentOutput``, ``await handler``: the
         nodes of the ``ToolCallResult``s it holds). The output of one agent step carries none:
         pass ``nodes=tool_nodes(results)``, the nodes of the run's ``ToolCallResult`` events."""
-        return _result(query, self._checker.check_response(response, _nodes(nodes)))
+        return _result(query, self._checker.check_response(response, given_nodes(nodes)))
 
     async def aevaluate_response(
         self,
@@ -200,7 +200,7 @@ class GroundingEvaluator(BaseEvaluator):
     ) -> GroundingEvaluationResult:
         """Async ``evaluate_response`` on Google's async client (an ``AsyncStreamingResponse``
         is consumed first)."""
-        report = await self._checker.acheck_response(response, _nodes(nodes))
+        report = await self._checker.acheck_response(response, given_nodes(nodes))
         return _result(query, report)
 
 
@@ -223,22 +223,6 @@ def _inputs(response: object, contexts: object) -> tuple[str, list[str]]:
                 field="contexts",
             )
     return response, texts
-
-
-def _nodes(nodes: object) -> list[NodeWithScore] | None:
-    if nodes is None:
-        return None
-    if isinstance(nodes, str) or not isinstance(nodes, Sequence):
-        raise InputError(
-            f"nodes must be a list of NodeWithScore, got {type(nodes).__name__}", field="nodes"
-        )
-    for index, node in enumerate(nodes):
-        if not isinstance(node, NodeWithScore):
-            raise InputError(
-                f"nodes[{index}] must be a NodeWithScore, got {type(node).__name__}",
-                field="nodes",
-            )
-    return list(nodes)
 
 
 def _result(query: str | None, report: GroundingReport[Any]) -> GroundingEvaluationResult:
