@@ -29,7 +29,13 @@ from langchain_core.messages.content import Citation, create_citation
 
 from grounding_core import CitationSpan, segment_spans
 
-__all__ = ["GROUNDING_KEY", "citation_annotation", "cited_content", "cited_message"]
+__all__ = [
+    "GROUNDING_KEY",
+    "citation_annotation",
+    "cited_content",
+    "cited_message",
+    "uncited_message",
+]
 
 GROUNDING_KEY = "grounding"
 """The ``response_metadata`` key of a checked message's grounding metadata."""
@@ -111,3 +117,25 @@ def cited_message(
             "response_metadata": {**message.response_metadata, GROUNDING_KEY: dict(grounding)},
         }
     )
+
+
+def uncited_message(message: BaseMessage) -> BaseMessage:
+    """``message`` without the ``Citation``s ``cited_message`` added (a provider's own are
+    kept): what a model is sent again. Content that is then one plain text block becomes the
+    string it was; a message without our citations is returned as it is."""
+    content = message.content
+    if isinstance(content, str) or not any(
+        isinstance(b, Mapping) and any(map(_is_own, b.get("annotations") or ())) for b in content
+    ):
+        return message
+    blocks: list[str | dict[Any, Any]] = []
+    for block in content:
+        if isinstance(block, Mapping) and block.get("annotations"):
+            kept = [a for a in block["annotations"] if not _is_own(a)]
+            block = {k: v for k, v in block.items() if k != "annotations"}
+            if kept:
+                block["annotations"] = kept
+        blocks.append(block)  # type: ignore[arg-type]
+    if len(blocks) == 1 and isinstance(blocks[0], dict) and blocks[0].keys() == {"type", "text"}:
+        return message.model_copy(update={"content": blocks[0]["text"]})
+    return message.model_copy(update={"content": blocks})

@@ -4,6 +4,7 @@ supported."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, NotRequired
 
 from langchain_core.documents import Document
@@ -27,11 +28,17 @@ from .agent_messages import (
     revision_message,
     turn_revisions,
 )
-from .citations import cited_message
+from .citations import cited_message, uncited_message
 from .grounding_checker import GroundingChecker, checked_documents, checker_of
 
 try:
-    from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
+    from langchain.agents.middleware import (
+        AgentMiddleware,
+        AgentState,
+        ModelRequest,
+        ModelResponse,
+        hook_config,
+    )
     from langchain.agents.middleware.types import OmitFromInput
     from langgraph.runtime import Runtime
 except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
@@ -106,6 +113,10 @@ class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
             state["messages"][-1].content_blocks[0]["annotations"]   # Citations
             state["grounding"]["support_score"]
 
+    The model is sent the conversation without these citations (``wrap_model_call``): they are
+    for the application, and a revision, or the next turn of a checkpointed conversation,
+    gives the model its earlier answers as it wrote them.
+
     ``invoke`` checks on Google's sync client, ``ainvoke`` and ``astream`` on its async client.
     A failed check raises its ``GroundingError``; an empty final answer is not sent (its report
     has ``skipped_reason``) and is kept.
@@ -155,6 +166,31 @@ class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
             fallback = cited.model_copy(update={"content": self.checker.fallback_answer})
             update.update(messages=[fallback], original_answer=answer.text)
         return update
+
+    @staticmethod
+    def _uncited(request: ModelRequest[Any]) -> ModelRequest[Any]:
+        # The model is sent the messages without the citations this middleware added: they are
+        # for the application, and a provider may refuse content keys it does not know.
+        messages = [uncited_message(m) for m in request.messages]
+        if all(new is old for new, old in zip(messages, request.messages, strict=True)):
+            return request
+        return request.override(messages=messages)
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any]:
+        """Call the model with the messages as they were, without our citations."""
+        return handler(self._uncited(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        """Async ``wrap_model_call``."""
+        return await handler(self._uncited(request))
 
     @hook_config(can_jump_to=["model"])
     def after_model(self, state: GroundingState, runtime: Runtime[Any]) -> dict[str, Any] | None:

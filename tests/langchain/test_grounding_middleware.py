@@ -11,9 +11,11 @@ from langchain.agents import create_agent
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableLambda
+from pydantic import Field
 
 from grounding_core import (
     DEFAULT_FALLBACK_ANSWER,
+    CitationSpan,
     ConfigurationError,
     InputError,
     UngroundedAnswerError,
@@ -34,6 +36,7 @@ from langchain_grounding.agent_messages import (
     turn_documents,
     turn_revisions,
 )
+from langchain_grounding.citations import cited_message, uncited_message
 from langchain_grounding.grounding_middleware import GroundingState
 
 from .test_search_tool import KEEPER, MADE_UP, QUERY, ToolCallingFake
@@ -321,3 +324,41 @@ def test_the_callback_handler_skips_an_agent_that_did_not_answer(emulator, tool)
     agent = RunnableLambda(lambda _: state)
     agent.invoke({}, config={"callbacks": [handler]})
     assert handler.reports == {}
+
+
+class RecordingFake(ToolCallingFake):
+    """A scripted model that keeps what it was sent."""
+
+    seen: list = Field(default_factory=list)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        self.seen.append(list(messages))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+
+def test_the_model_is_sent_its_answers_without_our_citations(emulator, tool):
+    model = RecordingFake(
+        messages=iter([search_call(), AIMessage(f"{KEEPER} {MADE_UP}"), AIMessage(KEEPER)])
+    )
+    grounding = middleware(emulator, on_ungrounded="revise")
+    state = create_agent(model, tools=[tool], middleware=[grounding]).invoke(ask())
+    first_answer = state["messages"][-3]
+    assert first_answer.content_blocks[0]["annotations"]  # the state keeps them
+    revision_call = model.seen[-1]
+    sent = revision_call[-2]
+    assert sent.id == first_answer.id
+    assert sent.content == f"{KEEPER} {MADE_UP}"  # as the model wrote it
+    assert REVISION_KEY in revision_call[-1].additional_kwargs
+
+
+def test_uncited_keeps_a_providers_citations_and_other_blocks():
+    provider = {"type": "citation", "url": "https://web"}
+    reasoning = {"type": "reasoning", "reasoning": "r"}
+    span = CitationSpan(0, 2, "c", 0, "s0", "", "", 0)
+    message = AIMessage([reasoning, {"type": "text", "text": "abc", "annotations": [provider]}])
+    cited = cited_message(message, [span], {"passed": True})
+    assert uncited_message(cited).content == message.content
+    plain = AIMessage("abc")
+    assert uncited_message(cited_message(plain, [span], {})).content == "abc"
+    assert uncited_message(plain) is plain
+    assert uncited_message(message) is message
