@@ -14,6 +14,7 @@ libraries; the LangChain and LlamaIndex adapters receive the records defined her
 from .agent_policy import (
     DEFAULT_MAX_REVISIONS,
     MAX_REVISIONS_LIMIT,
+    REVISION_KEY,
     AgentAction,
     AgentPolicy,
     agent_action,
@@ -280,6 +281,7 @@ __all__ = [
     "PEER_PROJECT_ENV_VAR",
     "PEER_RETRIEVER_ARGUMENTS",
     "PEER_SUMMARY_ARGUMENTS",
+    "REVISION_KEY",
     "SEARCH_FILTER_DESCRIPTION",
     "AgentAction",
     "AgentPolicy",

@@ -27,6 +27,7 @@ from .report import GroundingReport
 __all__ = [
     "DEFAULT_MAX_REVISIONS",
     "MAX_REVISIONS_LIMIT",
+    "REVISION_KEY",
     "AgentAction",
     "AgentPolicy",
     "agent_action",
@@ -46,6 +47,11 @@ DEFAULT_MAX_REVISIONS = 2
 
 MAX_REVISIONS_LIMIT = 10
 """The most revisions a component may be configured with: each is a model call and a check."""
+
+REVISION_KEY = "grounding_revision"
+"""The ``additional_kwargs`` key that marks a revision request in the conversation, in both
+frameworks (its value: the revision's number, from 1), so that the components tell it from
+the user's own messages."""
 
 MAX_LISTED_CLAIMS = 20
 MAX_CLAIM_CHARS = 300

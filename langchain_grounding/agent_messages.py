@@ -15,12 +15,11 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from grounding_core import InputError
+from grounding_core import REVISION_KEY, InputError
 
 from .documents import add_new_documents
 
 __all__ = [
-    "REVISION_KEY",
     "agent_answer",
     "agent_sources",
     "current_turn",
@@ -30,10 +29,6 @@ __all__ = [
     "turn_documents",
     "turn_revisions",
 ]
-
-REVISION_KEY = "grounding_revision"
-"""The ``additional_kwargs`` key that marks a revision request (its value: the revision's
-number, from 1)."""
 
 
 def revision_message(text: str, number: int) -> HumanMessage:

@@ -87,6 +87,11 @@ def checker_of(
         raise TypeError(message)
     if checker is None:
         return GroundingChecker(**fields)
+    if not isinstance(checker, GroundingChecker):
+        raise ConfigurationError(
+            f"{component}: checker must be a GroundingChecker, got {type(checker).__name__} "
+            "(or give the checker's fields as keyword arguments)"
+        )
     if fields:
         raise TypeError(
             f"{component}: give either checker= or the checker's fields "

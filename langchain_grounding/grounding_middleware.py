@@ -195,23 +195,31 @@ class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
     @hook_config(can_jump_to=["model"])
     def after_model(self, state: GroundingState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Check a final answer (on Google's sync client) and apply the policy."""
-        answer = final_answer(state["messages"])
-        if answer is None:
+        found = _to_check(state)
+        if found is None:
             return None
-        turn = current_turn(state["messages"])
-        sources: list[Document | str] = list(agent_sources(state, turn))
+        answer, sources, revisions = found
         outcome = self.checker.grounding_check.run(answer.text, *checked_documents(sources))
-        return self._update(answer, outcome, turn_revisions(turn))
+        return self._update(answer, outcome, revisions)
 
     @hook_config(can_jump_to=["model"])
     async def aafter_model(
         self, state: GroundingState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         """Async ``after_model``, on Google's async client."""
-        answer = final_answer(state["messages"])
-        if answer is None:
+        found = _to_check(state)
+        if found is None:
             return None
-        turn = current_turn(state["messages"])
-        sources: list[Document | str] = list(agent_sources(state, turn))
+        answer, sources, revisions = found
         outcome = await self.checker.grounding_check.arun(answer.text, *checked_documents(sources))
-        return self._update(answer, outcome, turn_revisions(turn))
+        return self._update(answer, outcome, revisions)
+
+
+def _to_check(state: GroundingState) -> tuple[AIMessage, list[Document], int] | None:
+    """The final answer of ``state``, its sources and the turn's revisions so far; ``None``
+    when the model's turn is not a final answer (it calls tools)."""
+    answer = final_answer(state["messages"])
+    if answer is None:
+        return None
+    turn = current_turn(state["messages"])
+    return answer, agent_sources(state, turn), turn_revisions(turn)

@@ -14,7 +14,13 @@ from typing import TypeVar
 import llama_index.core.instrumentation as instrument
 from llama_index.core.schema import NodeWithScore
 
-from grounding_core import GroundingCheck, GroundingReport, GroundingSource
+from grounding_core import (
+    GroundingCheck,
+    GroundingOutcome,
+    GroundingReport,
+    GroundingSource,
+    InputError,
+)
 
 from ._agent_outputs import aresponse_and_nodes, response_and_nodes, response_text
 from .events import GroundingCheckEndEvent, GroundingCheckStartEvent
@@ -28,6 +34,7 @@ dispatcher = instrument.get_dispatcher(__name__)  # type: ignore[attr-defined]
 S = TypeVar("S", NodeWithScore, str)
 
 LlamaIndexGroundingReport = GroundingReport[NodeWithScore]
+_Outcome = GroundingOutcome[NodeWithScore]
 
 
 def checked_nodes(
@@ -95,6 +102,23 @@ class NodeGroundingChecker(GroundingCheck):
         consumed first)."""
         answer, found = await aresponse_and_nodes(response, nodes)
         return await self.acheck(answer, *checked_nodes(found))
+
+    def run_answer(self, answer: object, nodes: Sequence[NodeWithScore]) -> _Outcome:
+        """``run`` of a response's text against ``nodes``: a text that is not a string (or
+        ``None``, an empty answer) is a failed check (``failure``), as a failed call is."""
+        try:
+            text = response_text(answer)
+        except InputError as exc:
+            return self.failure(exc, *checked_nodes(nodes))
+        return self.run(text, *checked_nodes(nodes))
+
+    async def arun_answer(self, answer: object, nodes: Sequence[NodeWithScore]) -> _Outcome:
+        """Async ``run_answer`` on Google's async client."""
+        try:
+            text = response_text(answer)
+        except InputError as exc:
+            return self.failure(exc, *checked_nodes(nodes))
+        return await self.arun(text, *checked_nodes(nodes))
 
     @contextmanager
     def _events(

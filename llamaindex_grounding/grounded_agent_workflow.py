@@ -4,7 +4,7 @@ its tools returned, cited, and revised when it is not supported."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from llama_index.core.agent.workflow import AgentWorkflow, BaseWorkflowAgent
@@ -23,6 +23,7 @@ from grounding_core import (
     DEFAULT_GROUNDING_CONFIG,
     DEFAULT_MAX_REVISIONS,
     DEFAULT_MIN_SUPPORT_SCORE,
+    REVISION_KEY,
     AgentAction,
     AgentPolicy,
     ConfigurationError,
@@ -39,19 +40,14 @@ from grounding_core import (
 )
 
 from ._agent_outputs import given_nodes, tool_nodes
-from ._checking import NodeGroundingChecker, checked_nodes, response_text
+from ._checking import NodeGroundingChecker
 from .citations import GROUNDING_KEY, cited_chat_message
 
 __all__ = [
-    "REVISION_KEY",
     "AgentGroundingEvent",
     "GroundedAgentOutput",
     "GroundedAgentWorkflow",
 ]
-
-REVISION_KEY = "grounding_revision"
-"""The ``additional_kwargs`` key that marks a revision request sent to the agent (its value:
-the revision's number, from 1)."""
 
 
 class AgentGroundingEvent(Event):
@@ -221,13 +217,6 @@ class GroundedAgentWorkflow(Workflow):
             )
         return output
 
-    async def _check(self, output: AgentOutput, nodes: Sequence[NodeWithScore]) -> _Outcome:
-        try:
-            text = response_text(output.response.content)
-        except InputError as exc:
-            return self._checker.failure(exc, *checked_nodes(nodes))
-        return await self._checker.arun(text, *checked_nodes(nodes))
-
     @step
     async def answer(self, ctx: Context, ev: StartEvent) -> StopEvent:
         """Run the agent, check its final response, and apply the policy."""
@@ -246,7 +235,7 @@ class GroundedAgentWorkflow(Workflow):
         revisions = 0
         while True:
             output = await self._run_agent(ctx, nodes, **run)
-            outcome = await self._check(output, nodes)
+            outcome = await self._checker.arun_answer(output.response.content, nodes)
             report = outcome.report
             action: AgentAction = agent_action(
                 report, self._on_ungrounded, revisions, self._max_revisions

@@ -40,7 +40,6 @@ from ._checking import (
     LlamaIndexGroundingReport,
     NodeGroundingChecker,
     checked_nodes,
-    response_text,
 )
 from .citations import CITATION_BLOCKS_KEY, citation_blocks
 
@@ -217,20 +216,6 @@ class GroundedQueryEngine(BaseQueryEngine):
         """Async ``check`` on Google's async client."""
         return await self._checker.acheck(answer, *checked_nodes(nodes))
 
-    def _checked(self, answer: str | None, nodes: Sequence[NodeWithScore]) -> _Outcome:
-        try:
-            text = response_text(answer)
-        except InputError as exc:
-            return self._checker.failure(exc, *checked_nodes(nodes))
-        return self._checker.run(text, *checked_nodes(nodes))
-
-    async def _achecked(self, answer: str | None, nodes: Sequence[NodeWithScore]) -> _Outcome:
-        try:
-            text = response_text(answer)
-        except InputError as exc:
-            return self._checker.failure(exc, *checked_nodes(nodes))
-        return await self._checker.arun(text, *checked_nodes(nodes))
-
     def _annotate(
         self, response: Any, answer: str | None, outcome: _Outcome, *, replaceable: bool = True
     ) -> str | None:
@@ -266,7 +251,9 @@ class GroundedQueryEngine(BaseQueryEngine):
             answer = response.response
         else:
             return self._refuse(response)
-        fallback = self._annotate(response, answer, self._checked(answer, response.source_nodes))
+        fallback = self._annotate(
+            response, answer, self._checker.run_answer(answer, response.source_nodes)
+        )
         if fallback is not None:
             _replace_text(response, fallback)
         return response
@@ -278,7 +265,7 @@ class GroundedQueryEngine(BaseQueryEngine):
             return self._ground(response)
         if not isinstance(response, Response):
             return self._refuse(response)
-        outcome = await self._achecked(response.response, response.source_nodes)
+        outcome = await self._checker.arun_answer(response.response, response.source_nodes)
         fallback = self._annotate(response, response.response, outcome)
         if fallback is not None:
             response.response = fallback
@@ -312,7 +299,9 @@ class GroundedQueryEngine(BaseQueryEngine):
             if not held:
                 yield token
         answer = "".join(parts)
-        fallback = self._annotate(response, answer, self._checked(answer, response.source_nodes))
+        fallback = self._annotate(
+            response, answer, self._checker.run_answer(answer, response.source_nodes)
+        )
         if fallback is not None:
             yield fallback
         elif held:
@@ -328,7 +317,7 @@ class GroundedQueryEngine(BaseQueryEngine):
             if not held:
                 yield token
         answer = "".join(parts)
-        outcome = await self._achecked(answer, response.source_nodes)
+        outcome = await self._checker.arun_answer(answer, response.source_nodes)
         fallback = self._annotate(response, answer, outcome)
         if fallback is not None:
             yield fallback

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from grounding_core import (
     DEFAULT_FALLBACK_ANSWER,
+    REVISION_KEY,
     CitationSpan,
     ConfigurationError,
     InputError,
@@ -27,9 +28,9 @@ from langchain_grounding import (
     GroundingCallbackHandler,
     GroundingChecker,
     GroundingMiddleware,
+    with_grounding,
 )
 from langchain_grounding.agent_messages import (
-    REVISION_KEY,
     current_turn,
     final_answer,
     revision_message,
@@ -362,3 +363,22 @@ def test_uncited_keeps_a_providers_citations_and_other_blocks():
     assert uncited_message(cited_message(plain, [span], {})).content == "abc"
     assert uncited_message(plain) is plain
     assert uncited_message(message) is message
+
+
+def test_a_checker_of_the_wrong_type_is_refused_by_name():
+    for build, name in (
+        (lambda: GroundingMiddleware("not a checker"), "GroundingMiddleware"),
+        (lambda: GroundingCallbackHandler(checker={"project_id": "p"}), "GroundingCallbackHandler"),
+        (lambda: with_grounding(RunnableLambda(lambda x: x), checker=3), "with_grounding"),
+    ):
+        with pytest.raises(
+            ConfigurationError, match=f"^{name}: checker must be a GroundingChecker"
+        ):
+            build()
+
+
+def test_a_state_document_of_the_wrong_type_is_refused_by_position(emulator, tool):
+    agent = agent_of(tool, middleware(emulator), KEEPER, search=False)
+    documents = [Document(page_content=KEEPER), "plain text"]
+    with pytest.raises(InputError, match=r"documents\[1\] must be a Document, got str"):
+        agent.invoke(ask(documents=documents))

@@ -15,6 +15,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from grounding_core import (
     DEFAULT_FALLBACK_ANSWER,
+    REVISION_KEY,
     ConfigurationError,
     InputError,
     UngroundedAnswerError,
@@ -26,7 +27,6 @@ from llamaindex_grounding import (
     GroundedAgentOutput,
     GroundedAgentWorkflow,
 )
-from llamaindex_grounding.grounded_agent_workflow import REVISION_KEY
 
 from .conftest import PROJECT
 
