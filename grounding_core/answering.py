@@ -34,9 +34,17 @@ True
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .answer_stream import (
+    AnswerStreamItem,
+    astream_answer_query,
+    check_stream_spec,
+    stream_answer_query,
+    whole_answer,
+)
 from .answers import (
     aanswer_developer_query,
     aanswer_query,
@@ -147,6 +155,28 @@ class DiscoveryEngineAnswerQuery:
             self.connection.call_options,
         )
 
+    def stream(self, query: str, *, session: str | None = None) -> Iterator[AnswerStreamItem]:
+        """``answer`` as StreamAnswerQuery streams it: new text (``str``) as it arrives, then
+        the ``GroundedAnswer`` (``grounding_core.answer_stream``). Options Google's streamed
+        answers cannot honour are refused here, before any call (``check_stream_spec``)."""
+        return stream_answer_query(
+            self.connection.clients,
+            self.target,
+            query,
+            check_stream_spec(self._spec(session)),
+            self.connection.call_options,
+        )
+
+    def astream(self, query: str, *, session: str | None = None) -> AsyncIterator[AnswerStreamItem]:
+        """Async ``stream``, on Google's async client."""
+        return astream_answer_query(
+            self.connection.clients,
+            self.target,
+            query,
+            check_stream_spec(self._spec(session)),
+            self.connection.call_options,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class DeveloperKnowledgeAnswerQuery:
@@ -172,3 +202,13 @@ class DeveloperKnowledgeAnswerQuery:
         return await aanswer_developer_query(
             self.connection.clients, query, self.filter, self.connection.call_options
         )
+
+    def stream(self, query: str) -> Iterator[AnswerStreamItem]:
+        """``answer`` as a stream, in the shape of ``DiscoveryEngineAnswerQuery.stream``: the
+        Developer Knowledge API has no streaming method, so the whole text comes at once."""
+        yield from whole_answer(self.answer(query))
+
+    async def astream(self, query: str) -> AsyncIterator[AnswerStreamItem]:
+        """Async ``stream``, on Google's async client."""
+        for item in whole_answer(await self.aanswer(query)):
+            yield item

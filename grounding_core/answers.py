@@ -48,9 +48,11 @@ __all__ = [
     "answer_developer_query",
     "answer_query",
     "answer_query_request",
+    "answer_resource",
     "check_developer_filter",
     "data_store_name",
     "developer_answer_request",
+    "discovery_engine_answer",
 ]
 
 
@@ -144,15 +146,16 @@ def answer_query_request(
     return request
 
 
-def _resource(request: de.AnswerQueryRequest) -> str:
+def answer_resource(request: de.AnswerQueryRequest) -> str:
     """What errors name: the serving config, and the session when there is one."""
     if request.session:
         return f"{request.serving_config} (session {request.session})"
     return request.serving_config
 
 
-def _discovery_engine_answer(response: Any) -> GroundedAnswer:
-    pb = type(response).pb(response)
+def discovery_engine_answer(pb: Any) -> GroundedAnswer:
+    """The record of a Discovery Engine ``AnswerQueryResponse`` (raw pb), with its session's
+    turns when it carries them."""
     answer = answer_from_discovery_engine(pb.answer, session=pb.session.name)
     if not pb.session.turns:
         return answer
@@ -168,11 +171,11 @@ def answer_query(
 ) -> GroundedAnswer:
     """A grounded answer to ``query`` from ``target`` (an engine or a data store)."""
     request = answer_query_request(target, query, spec)
-    with translate_errors("AnswerQuery", _resource(request)):
+    with translate_errors("AnswerQuery", answer_resource(request)):
         response = clients.conversational_search().answer_query(
             request=request, **options.call_kwargs()
         )
-    return _discovery_engine_answer(response)
+    return discovery_engine_answer(type(response).pb(response))
 
 
 async def aanswer_query(
@@ -184,11 +187,11 @@ async def aanswer_query(
 ) -> GroundedAnswer:
     """Async ``answer_query``, on Google's async client."""
     request = answer_query_request(target, query, spec)
-    with translate_errors("AnswerQuery", _resource(request)):
+    with translate_errors("AnswerQuery", answer_resource(request)):
         response = await clients.conversational_search_async().answer_query(
             request=request, **options.async_call_kwargs()
         )
-    return _discovery_engine_answer(response)
+    return discovery_engine_answer(type(response).pb(response))
 
 
 def check_developer_filter(filter: object) -> str:

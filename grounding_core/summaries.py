@@ -21,12 +21,13 @@ and the frameworks' answer outputs work on a summary as on an answer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from google.cloud import discoveryengine_v1 as de
 
+from .answer_stream import AnswerStreamItem, whole_answer
 from .clients import DiscoveryEngineClients
 from .connection import DiscoveryEngineConnection, DiscoveryEngineConnectionArgs
 from .convert import answer_from_search_summary
@@ -319,3 +320,13 @@ class DiscoveryEngineSearchSummary:
             self.search,
             self.connection.call_options,
         )
+
+    def stream(self, query: str) -> Iterator[AnswerStreamItem]:
+        """``answer`` in the shape of an answer stream (a search's summary does not stream: the
+        whole text comes at once)."""
+        yield from whole_answer(self.answer(query))
+
+    async def astream(self, query: str) -> AsyncIterator[AnswerStreamItem]:
+        """Async ``stream``, on Google's async client."""
+        for item in whole_answer(await self.aanswer(query)):
+            yield item

@@ -4,11 +4,12 @@ no sessions, condenses a follow-up with the earlier turns)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from langchain_core.runnables.utils import AddableDict
 from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
@@ -16,6 +17,7 @@ from grounding_core import (
     DEFAULT_SERVING_CONFIG,
     AnswerOptions,
     AnswerSpec,
+    AnswerStreamItem,
     DataStoreSpec,
     DeveloperKnowledgeAnswerQuery,
     DiscoveryEngineAnswerQuery,
@@ -31,6 +33,7 @@ from grounding_core import (
 from ._arguments import StrictArguments
 from ._connection import DeveloperKnowledgeSettings, DiscoveryEngineSettings
 from ._options import option_values, spec_default
+from .check_stream import TransformStreams
 from .documents import chunk_to_document
 from .question_condenser import HISTORY_KEY, QUERY_KEYS, QuestionCondenser, query_of
 
@@ -39,6 +42,7 @@ __all__ = [
     "SESSION_KEY",
     "DeveloperKnowledgeAnswer",
     "DiscoveryEngineAnswer",
+    "answer_chunk",
     "answer_output",
 ]
 
@@ -67,15 +71,42 @@ def answer_output(query: str, answer: GroundedAnswer) -> dict[str, Any]:
     }
 
 
+def answer_chunk(query: str, item: AnswerStreamItem) -> AddableDict:
+    """A stream chunk of the answer Runnables: ``{"answer": text}`` for new text; last, every
+    other key of ``answer_output`` (the chunks add up to ``answer_output``)."""
+    if isinstance(item, str):
+        return AddableDict(answer=item)
+    output = answer_output(query, item)
+    output["answer"] = ""  # the text came in the earlier chunks (none: an empty answer)
+    return AddableDict(output)
+
+
+def _merged(chunks: list[Any]) -> Any:
+    """One input from an input stream (LangChain adds its chunks up)."""
+    if not chunks:
+        raise InputError("the input stream was empty: give the query", field="input")
+    merged = AddableDict(chunks[0]) if isinstance(chunks[0], Mapping) else chunks[0]
+    for chunk in chunks[1:]:
+        merged = merged + chunk
+    return merged
+
+
 def _refuse(input: Any, key: str, hint: str) -> None:
     if isinstance(input, Mapping) and input.get(key) is not None:
         raise InputError(hint, field=key)
 
 
-class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]], StrictArguments):
+class _Answering(
+    TransformStreams,
+    RunnableSerializable[str | dict[str, Any], dict[str, Any]],
+    StrictArguments,
+):
     """What the answer Runnables share: ``invoke``/``ainvoke`` around a core component with
-    ``answer(query)``/``aanswer(query)``. ``_call_kwargs`` gives the keyword arguments of that
-    call from the input (none here: a session in the input is refused)."""
+    ``answer(query)``/``aanswer(query)``, and ``stream``/``astream`` around its
+    ``stream(query)``/``astream(query)``: ``{"answer": text}`` chunks as the answer arrives,
+    then one chunk with the rest of the output (``answer_chunk``). ``_call_kwargs`` gives the
+    keyword arguments of that call from the input (none here: a session in the input is
+    refused)."""
 
     _answering: Any = PrivateAttr()
 
@@ -88,13 +119,46 @@ class _Answering(RunnableSerializable[str | dict[str, Any], dict[str, Any]], Str
         _refuse(input, SESSION_KEY, f"{type(self).__name__} has no sessions: leave out 'session'")
         return {}
 
-    def _invoke(self, input: Any) -> dict[str, Any]:
-        query, kwargs = query_of(input), self._call_kwargs(input)
+    def _asked(
+        self, input: Any, run_manager: CallbackManagerForChainRun
+    ) -> tuple[str, dict[str, Any]]:
+        """The query to send and the call's keyword arguments."""
+        return query_of(input), self._call_kwargs(input)
+
+    async def _aasked(
+        self, input: Any, run_manager: AsyncCallbackManagerForChainRun
+    ) -> tuple[str, dict[str, Any]]:
+        """Async ``_asked``."""
+        return query_of(input), self._call_kwargs(input)
+
+    def _invoke(
+        self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> dict[str, Any]:
+        query, kwargs = self._asked(input, run_manager)
         return answer_output(query, self._answering.answer(query, **kwargs))
 
-    async def _ainvoke(self, input: Any) -> dict[str, Any]:
-        query, kwargs = query_of(input), self._call_kwargs(input)
+    async def _ainvoke(
+        self, input: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
+    ) -> dict[str, Any]:
+        query, kwargs = await self._aasked(input, run_manager)
         return answer_output(query, await self._answering.aanswer(query, **kwargs))
+
+    def _transform(
+        self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> Iterator[AddableDict]:
+        query, kwargs = self._asked(_merged(list(inputs)), run_manager)
+        for item in self._answering.stream(query, **kwargs):
+            yield answer_chunk(query, item)
+
+    async def _atransform(
+        self,
+        inputs: AsyncIterator[Any],
+        run_manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+    ) -> AsyncIterator[AddableDict]:
+        query, kwargs = await self._aasked(_merged([i async for i in inputs]), run_manager)
+        async for item in self._answering.astream(query, **kwargs):
+            yield answer_chunk(query, item)
 
     def invoke(
         self, input: str | dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -140,6 +204,12 @@ class DiscoveryEngineAnswer(DiscoveryEngineSettings, _Answering):
     Multi-turn: ``{"query": ..., "session": "-"}`` starts a session, whose name comes back
     under ``out["session"]``; pass it as the next input's ``session`` and the follow-up is
     answered in the conversation (a per-call ``session`` wins over the ``session`` field).
+
+    Streaming: ``stream``/``astream`` call StreamAnswerQuery and yield ``{"answer": text}``
+    chunks as the answer is generated, then one chunk with every other key of the output (the
+    chunks add up to ``invoke``'s output). Google's streamed answers have no grounding scores
+    and one rephrase step: ``include_grounding_supports``, ``filtering_level``,
+    ``disable_query_rephraser`` and ``max_rephrase_steps`` are refused with a stream.
 
     Input: a str, or a dict with ``query``/``question``/``input`` (and ``session``). Output:
     see ``answer_output``.
@@ -288,16 +358,15 @@ class DeveloperKnowledgeAnswer(DeveloperKnowledgeSettings, _Answering):
         self._answering = DeveloperKnowledgeAnswerQuery(self.connection, self.filter)
         return self
 
-    def _invoke(  # type: ignore[override]
-        self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
-    ) -> dict[str, Any]:
-        self._call_kwargs(input)
-        query = self.condenser.invoke(input, {"callbacks": run_manager.get_child()})
-        return answer_output(query, self._answering.answer(query))
+    def _asked(
+        self, input: Any, run_manager: CallbackManagerForChainRun
+    ) -> tuple[str, dict[str, Any]]:
+        kwargs = self._call_kwargs(input)
+        return self.condenser.invoke(input, {"callbacks": run_manager.get_child()}), kwargs
 
-    async def _ainvoke(  # type: ignore[override]
-        self, input: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
-    ) -> dict[str, Any]:
-        self._call_kwargs(input)
+    async def _aasked(
+        self, input: Any, run_manager: AsyncCallbackManagerForChainRun
+    ) -> tuple[str, dict[str, Any]]:
+        kwargs = self._call_kwargs(input)
         query = await self.condenser.ainvoke(input, {"callbacks": run_manager.get_child()})
-        return answer_output(query, await self._answering.aanswer(query))
+        return query, kwargs

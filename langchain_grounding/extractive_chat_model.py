@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Iterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.documents import Document
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -40,6 +42,8 @@ class ExtractiveChatModel(BaseChatModel, StrictArguments):
     Key init args:
         sentences: how many context sentences to copy.
         invent: a made-up sentence to add, to show a check catching it.
+        token_delay: seconds between streamed words (0 by default), to show a stream at a
+            model's pace.
 
     Instantiate:
         .. code-block:: python
@@ -67,11 +71,13 @@ class ExtractiveChatModel(BaseChatModel, StrictArguments):
 
         agent = create_agent(ExtractiveChatModel(), tools=[DiscoveryEngineSearchTool(...)])
 
-    ``stream`` yields the answer word by word (a tool call as one chunk).
+    ``stream`` yields the answer word by word (a tool call as one chunk); ``astream`` too,
+    on the event loop (``token_delay`` apart).
     """
 
     sentences: int = Field(default=DEFAULT_EXTRACTIVE_SENTENCES, ge=1)
     invent: str = ""
+    token_delay: float = Field(default=0.0, ge=0.0, le=10.0)
 
     _tool_names: tuple[str, ...] = PrivateAttr(default=())
 
@@ -129,13 +135,8 @@ class ExtractiveChatModel(BaseChatModel, StrictArguments):
     ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self._reply(messages))])
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
+    def _chunks(self, messages: list[BaseMessage]) -> Iterator[ChatGenerationChunk]:
+        """The reply as stream chunks: a tool call as one, an answer word by word."""
         message = self._reply(messages)
         if message.tool_calls:
             calls = [
@@ -145,11 +146,36 @@ class ExtractiveChatModel(BaseChatModel, StrictArguments):
             yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=calls))
             return
         for number, word in enumerate(message.text.split(" ")):
-            chunk = ChatGenerationChunk(
+            yield ChatGenerationChunk(
                 message=AIMessageChunk(content=f" {word}" if number else word)
             )
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        for number, chunk in enumerate(self._chunks(messages)):
+            if number and self.token_delay:
+                time.sleep(self.token_delay)
             if run_manager is not None:
                 run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for number, chunk in enumerate(self._chunks(messages)):
+            if number and self.token_delay:
+                await asyncio.sleep(self.token_delay)
+            if run_manager is not None:
+                await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
             yield chunk
 
 

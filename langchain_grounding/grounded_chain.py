@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -16,7 +16,8 @@ from langchain_core.runnables.config import patch_config
 from pydantic import ConfigDict
 
 from ._arguments import StrictArguments
-from .documents import add_new_documents, find_documents
+from .check_stream import TransformStreams
+from .documents import DOCUMENT_KEYS, add_new_documents, find_documents
 from .grounding_checker import GroundingChecker, checker_of
 
 __all__ = ["GroundedChain", "with_grounding"]
@@ -29,19 +30,39 @@ class _RetrievedDocuments(BaseCallbackHandler):
 
     def __init__(self) -> None:
         self.documents: list[Document] = []
+        self._sent = False
 
     def on_retriever_end(self, documents: Any, **kwargs: Any) -> None:
         """Keep the documents (each once)."""
         add_new_documents(self.documents, documents)
 
+    def before(self, chunk: Any) -> list[Any]:
+        """What the checker gets for one chunk of the chain's stream (``None``: its end): the
+        documents found so far, once, ahead of the first chunk after they are known (unless the
+        chain's output carries documents of its own), then the chunk as a dict."""
+        out: list[Any] = []
+        if isinstance(chunk, Mapping) and any(k in chunk for k in DOCUMENT_KEYS):
+            self._sent = True  # the output has its own documents
+        if not self._sent and self.documents:
+            self._sent = True
+            out.append({"documents": list(self.documents)})
+        if chunk is not None:
+            out.append(chunk if isinstance(chunk, Mapping) else {"answer": chunk})
+        return out
 
-class GroundedChain(RunnableSerializable[Any, dict[str, Any]], StrictArguments):
+
+class GroundedChain(TransformStreams, RunnableSerializable[Any, dict[str, Any]], StrictArguments):
     """A chain whose answer is checked against the documents its retrievers returned.
 
     Output: the chain's output dict (or ``{"answer": output}`` when it returns a string or a
     message) plus ``documents`` (when the output had none) and ``grounding``, the
     ``GroundingReport``. The chain and the check run as child runs: callbacks and traces
     see both.
+
+    ``stream``/``astream`` stream the chain through the checker (``GroundingChecker``,
+    "Streaming"): its chunks pass through as they come (a string or message chunk as
+    ``{"answer": chunk}``), the documents its retrievers returned as one ``{"documents": [...]}``
+    chunk as soon as they are known, then the checker's verdicts and report.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -88,6 +109,42 @@ class GroundedChain(RunnableSerializable[Any, dict[str, Any]], StrictArguments):
             self._check_input(output, collector.documents),
             self._child(config, run_manager, "grounding"),
         )
+
+    def _transform(
+        self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> Iterator[Any]:
+        collector = _RetrievedDocuments()
+        chunks = self.chain.transform(inputs, self._child(config, run_manager, "chain", collector))
+
+        def checked_chunks() -> Iterator[Any]:
+            for chunk in chunks:
+                yield from collector.before(chunk)
+            yield from collector.before(None)
+
+        yield from self.checker.transform(
+            checked_chunks(), self._child(config, run_manager, "grounding")
+        )
+
+    async def _atransform(
+        self,
+        inputs: AsyncIterator[Any],
+        run_manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+    ) -> AsyncIterator[Any]:
+        collector = _RetrievedDocuments()
+        chunks = self.chain.atransform(inputs, self._child(config, run_manager, "chain", collector))
+
+        async def checked_chunks() -> AsyncIterator[Any]:
+            async for chunk in chunks:
+                for item in collector.before(chunk):
+                    yield item
+            for item in collector.before(None):
+                yield item
+
+        async for chunk in self.checker.atransform(
+            checked_chunks(), self._child(config, run_manager, "grounding")
+        ):
+            yield chunk
 
     def invoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any

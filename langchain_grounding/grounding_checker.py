@@ -6,21 +6,33 @@ policies: this module turns chain outputs into an answer and documents, and back
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, overload
 
-from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForChainRun,
+    CallbackManagerForChainRun,
+    adispatch_custom_event,
+    dispatch_custom_event,
+)
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from langchain_core.runnables.config import patch_config
+from langchain_core.runnables.utils import AddableDict
 from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
     DEFAULT_CITATION_THRESHOLD,
+    DEFAULT_CLAIM_MIN_CHARS,
     DEFAULT_FALLBACK_ANSWER,
     DEFAULT_GROUNDING_CONFIG,
+    DEFAULT_MAX_CONCURRENT_CHECKS,
     DEFAULT_MIN_SUPPORT_SCORE,
     PEER_CHECKER_ARGUMENTS,
+    AsyncClaimStream,
+    ClaimStream,
+    ClaimVerdict,
     ConfigurationError,
     GroundingCheck,
     GroundingOutcome,
@@ -30,12 +42,22 @@ from grounding_core import (
     InputError,
     PeerTable,
     UngroundedPolicy,
+    UnsupportedClaimPolicy,
+    check_stream_settings,
     report_citations,
     unknown_arguments_message,
 )
 
 from ._arguments import StrictArguments, known_arguments
 from ._connection import DiscoveryEngineSettings
+from .check_stream import (
+    CLAIM_EVENT,
+    FALLBACK_KEY,
+    STOPPED_KEY,
+    StreamedInput,
+    TransformStreams,
+    verdict_chunk,
+)
 from .citations import cited_message
 from .documents import answer_key, answer_text, document_to_source, find_documents
 
@@ -101,6 +123,7 @@ def checker_of(
 
 
 class GroundingChecker(
+    TransformStreams,
     DiscoveryEngineSettings,
     RunnableSerializable[
         dict[str, Any] | str | BaseMessage, dict[str, Any] | LangChainGroundingReport
@@ -161,6 +184,21 @@ class GroundingChecker(
     set. Runs through LangChain's run machinery (callbacks and tracing fire);
     ``ainvoke``/``abatch`` use Google's async client.
 
+    Streaming: ``stream``/``astream``, and ``transform``/``atransform`` so that
+    ``rag | checker`` streams. A dict input's chunks pass through as they arrive; the last chunk
+    is ``{"grounding": report}`` (with ``fallback_answer`` when the policy replaces the answer:
+    the streamed answer cannot be taken back). With ``check_while_streaming=True`` each
+    sentence of the answer is checked as soon as it is complete, against the documents known so
+    far (concurrently, never holding back a chunk; at most ``max_concurrent_checks`` at once; a
+    sentence shorter than ``claim_min_chars`` goes with the next): each verdict
+    (``grounding_core.ClaimVerdict``, spans in the whole answer) comes as a
+    ``{"claim_verdicts": [verdict]}`` chunk and as the custom event ``"grounding_claim"``
+    (``astream_events``: ``on_custom_event``). ``on_unsupported_claim="stop"`` ends the stream
+    at the first unsupported claim (``"fallback"`` also gives ``fallback_answer``); the final
+    report then covers the answer streamed so far, under ``stopped_at_claim``. A failed claim
+    check is an ``"error"`` verdict and the stream goes on. The final report is one full check
+    of the whole answer, as without streaming. See docs/langchain.md, "Streaming".
+
     The call shape of langchain-google-community's ``VertexAICheckGroundingWrapper`` works
     too: the answer alone (``str`` or ``AIMessage``) with the documents (a list of
     ``Document``s or strings) in ``config["configurable"]["documents"]``; the output is then
@@ -189,6 +227,10 @@ class GroundingChecker(
     min_support_score: float = Field(default=DEFAULT_MIN_SUPPORT_SCORE, ge=0.0, le=1.0)
     on_ungrounded: UngroundedPolicy = "annotate"
     fallback_answer: str = DEFAULT_FALLBACK_ANSWER
+    check_while_streaming: bool = False
+    on_unsupported_claim: UnsupportedClaimPolicy = "continue"
+    max_concurrent_checks: int = DEFAULT_MAX_CONCURRENT_CHECKS
+    claim_min_chars: int = DEFAULT_CLAIM_MIN_CHARS
 
     _check: GroundingCheck = PrivateAttr()
 
@@ -203,6 +245,9 @@ class GroundingChecker(
             on_ungrounded=self.on_ungrounded,
             fallback_answer=self.fallback_answer,
             user_labels=self.user_labels,
+        )
+        check_stream_settings(
+            self.on_unsupported_claim, self.max_concurrent_checks, self.claim_min_chars
         )
         return self
 
@@ -385,3 +430,139 @@ class GroundingChecker(
     ) -> dict[str, Any] | LangChainGroundingReport:
         """Async ``invoke`` on Google's async client."""
         return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
+
+    # -- streaming ---------------------------------------------------------------------------
+
+    def claim_stream_settings(self) -> dict[str, Any]:
+        """The settings of the claim checks while streaming, as ``ClaimStream`` takes them."""
+        return {
+            "on_unsupported_claim": self.on_unsupported_claim,
+            "max_concurrent": self.max_concurrent_checks,
+            "min_chars": self.claim_min_chars,
+        }
+
+    def _streamed_check(
+        self, streamed: StreamedInput, config: RunnableConfig
+    ) -> tuple[str, Sequence[Document | str], list[GroundingSource], list[str]]:
+        """What the final check takes: the answer and documents of the merged input."""
+        if streamed.merged is None:
+            raise InputError(
+                "GroundingChecker got an empty stream: nothing to check", field="input"
+            )
+        if streamed.alone:
+            documents = self._configured_documents(streamed.merged, config)
+            return answer_text(streamed.merged), *checked_documents(documents)
+        _values, key, documents = self._unpack(streamed.merged)
+        return answer_text(streamed.merged[key]), *checked_documents(documents)
+
+    def _feed(
+        self,
+        chunk: Any,
+        streamed: StreamedInput,
+        claims: ClaimStream | AsyncClaimStream,
+        config: RunnableConfig,
+    ) -> list[ClaimVerdict]:
+        """Take one input chunk: the claim checks get its text (and documents, when it has
+        some); the verdicts completed since the last chunk."""
+        first = streamed.alone is None
+        delta, documents = streamed.add(chunk)
+        if not self.check_while_streaming:
+            return []
+        if first and streamed.alone:
+            claims.set_sources(*checked_documents(self._configured_documents(chunk, config)))
+        if documents is not None:
+            claims.set_sources(*checked_documents(documents))
+        claims.add_text(delta)
+        return claims.ready()
+
+    def _last(
+        self,
+        streamed: StreamedInput,
+        claims: ClaimStream | AsyncClaimStream,
+        outcome: GroundingOutcome[Any],
+    ) -> Any:
+        """The stream's last chunk: the report of an answer alone (raising for ``"raise"``),
+        else ``{"grounding": report}`` and what the policies add."""
+        if streamed.alone:
+            return self._report(outcome)
+        chunk = AddableDict({"grounding": outcome.report})
+        if outcome.fallback_answer is not None:
+            chunk[FALLBACK_KEY] = outcome.fallback_answer
+        if claims.stop_verdict is not None:
+            chunk[STOPPED_KEY] = claims.stop_verdict
+            if self.on_unsupported_claim == "fallback":
+                chunk[FALLBACK_KEY] = self.fallback_answer
+        return chunk
+
+    @staticmethod
+    def _verdict_chunks(verdicts: list[ClaimVerdict], streamed: StreamedInput) -> list[Any]:
+        return [] if streamed.alone else [verdict_chunk(v) for v in verdicts]
+
+    def _transform(
+        self,
+        chunks: Iterator[Any],
+        run_manager: CallbackManagerForChainRun,
+        config: RunnableConfig,
+    ) -> Iterator[Any]:
+        streamed = StreamedInput()
+        events = patch_config(config, callbacks=run_manager.get_child())  # events of this run
+        claims = ClaimStream(self._check, **self.claim_stream_settings())
+
+        def announced(verdicts: list[ClaimVerdict]) -> list[Any]:
+            for verdict in verdicts:  # sync: from this thread, as the chunks are
+                dispatch_custom_event(CLAIM_EVENT, verdict.to_dict(), config=events)
+            return self._verdict_chunks(verdicts, streamed)
+
+        try:
+            for chunk in chunks:
+                verdicts = self._feed(chunk, streamed, claims, config)
+                if not streamed.alone:
+                    yield chunk
+                yield from announced(verdicts)
+                if claims.stopped:
+                    break
+            if self.check_while_streaming:
+                yield from announced(claims.finish())
+        finally:
+            claims.close()
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()  # an unsupported claim stopped the stream: stop its source too
+        outcome = self._check.run(*self._streamed_check(streamed, config))
+        yield self._last(streamed, claims, outcome)
+        outcome.enforce()
+
+    async def _atransform(
+        self,
+        chunks: AsyncIterator[Any],
+        run_manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+    ) -> AsyncIterator[Any]:
+        streamed = StreamedInput()
+        events = patch_config(config, callbacks=run_manager.get_child())  # events of this run
+
+        async def announce(verdict: ClaimVerdict) -> None:
+            # the moment its check completes, not at the next chunk
+            await adispatch_custom_event(CLAIM_EVENT, verdict.to_dict(), config=events)
+
+        claims = AsyncClaimStream(self._check, on_verdict=announce, **self.claim_stream_settings())
+        try:
+            async for chunk in chunks:
+                verdicts = self._feed(chunk, streamed, claims, config)
+                if not streamed.alone:
+                    yield chunk
+                for out in self._verdict_chunks(verdicts, streamed):
+                    yield out
+                if claims.stopped:
+                    break
+            if self.check_while_streaming:
+                for out in self._verdict_chunks(await claims.finish(), streamed):
+                    yield out
+        finally:
+            claims.close()
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        outcome = await self._check.arun(*self._streamed_check(streamed, config))
+        yield self._last(streamed, claims, outcome)
+        outcome.enforce()

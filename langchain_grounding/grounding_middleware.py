@@ -7,13 +7,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, NotRequired
 
+from langchain_core.callbacks import AsyncCallbackHandler, adispatch_custom_event
+from langchain_core.callbacks.manager import AsyncCallbackManager
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage
+from langchain_core.runnables.config import ensure_config, var_child_runnable_config
 
 from grounding_core import (
     DEFAULT_MAX_REVISIONS,
     AgentAction,
     AgentPolicy,
+    AsyncClaimStream,
+    ClaimVerdict,
     GroundingOutcome,
     agent_action,
     check_agent_policy,
@@ -28,6 +33,7 @@ from .agent_messages import (
     revision_message,
     turn_revisions,
 )
+from .check_stream import CLAIM_EVENT
 from .citations import cited_message, uncited_message
 from .grounding_checker import GroundingChecker, checked_documents, checker_of
 
@@ -117,6 +123,12 @@ class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
     for the application, and a revision, or the next turn of a checkpointed conversation,
     gives the model its earlier answers as it wrote them.
 
+    Streaming: with the checker's ``check_while_streaming=True``, in ``astream`` (and
+    ``astream_events``) each sentence of the model's answer is checked as its tokens stream,
+    against the turn's sources so far, and each verdict is the custom event
+    ``"grounding_claim"`` (``ClaimVerdict.to_dict()``), as the checker sends it; the final
+    check and the policy then run as usual. The sync ``stream`` checks at the end only.
+
     ``invoke`` checks on Google's sync client, ``ainvoke`` and ``astream`` on its async client.
     A failed check raises its ``GroundingError``; an empty final answer is not sent (its report
     has ``skipped_reason``) and is kept.
@@ -189,8 +201,40 @@ class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
-        """Async ``wrap_model_call``."""
-        return await handler(self._uncited(request))
+        """Async ``wrap_model_call``; with ``check_while_streaming``, the answer's sentences
+        are checked as the model's tokens come (the class docstring)."""
+        request = self._uncited(request)
+        if not self.checker.check_while_streaming:
+            return await handler(request)
+        config = ensure_config()
+
+        async def announce(verdict: ClaimVerdict) -> None:
+            await adispatch_custom_event(CLAIM_EVENT, verdict.to_dict(), config=config)
+
+        claims = AsyncClaimStream(
+            self.checker.grounding_check,
+            on_verdict=announce,
+            **self.checker.claim_stream_settings(),
+        )
+        turn = current_turn(request.messages)
+        claims.set_sources(*checked_documents(agent_sources(request.state, turn)))
+        # The model is called with the node's config from the context: a copy of its callbacks
+        # with one more handler sees the tokens, and the model's run stays where it was.
+        callbacks = config.get("callbacks")
+        manager = (
+            callbacks.copy()
+            if isinstance(callbacks, AsyncCallbackManager)
+            else AsyncCallbackManager.configure(inheritable_callbacks=callbacks)
+        )
+        manager.add_handler(_Tokens(claims), inherit=True)
+        token = var_child_runnable_config.set({**config, "callbacks": manager})
+        try:
+            response = await handler(request)
+            await claims.finish()
+        finally:
+            var_child_runnable_config.reset(token)
+            claims.close()
+        return response
 
     @hook_config(can_jump_to=["model"])
     def after_model(self, state: GroundingState, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -213,6 +257,17 @@ class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
         answer, sources, revisions = found
         outcome = await self.checker.grounding_check.arun(answer.text, *checked_documents(sources))
         return self._update(answer, outcome, revisions)
+
+
+class _Tokens(AsyncCallbackHandler):
+    """Feeds a model's streamed tokens to the claim checks."""
+
+    def __init__(self, claims: AsyncClaimStream) -> None:
+        self.claims = claims
+
+    async def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
+        """Add the token's text."""
+        self.claims.add_text(token)
 
 
 def _to_check(state: GroundingState) -> tuple[AIMessage, list[Document], int] | None:

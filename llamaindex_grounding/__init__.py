@@ -19,7 +19,12 @@ from .discovery_engine_chat_engine import DiscoveryEngineChatEngine
 from .discovery_engine_retriever import DiscoveryEngineRetriever
 from .discovery_engine_search_summary_query_engine import DiscoveryEngineSearchSummaryQueryEngine
 from .discovery_engine_search_tool import DiscoveryEngineSearchTool
-from .events import GroundingCheckEndEvent, GroundingCheckStartEvent, SearchResponseEvent
+from .events import (
+    ClaimVerdictEvent,
+    GroundingCheckEndEvent,
+    GroundingCheckStartEvent,
+    SearchResponseEvent,
+)
 from .extractive_llm import ExtractiveLLM
 from .grounded_agent_workflow import AgentGroundingEvent, GroundedAgentOutput, GroundedAgentWorkflow
 from .grounded_query_engine import GroundedQueryEngine
@@ -30,6 +35,7 @@ from .nodes import chunk_to_node
 __all__ = [
     "AgentGroundingEvent",
     "AnswerQueryTool",
+    "ClaimVerdictEvent",
     "DeveloperKnowledgeAnswerQueryEngine",
     "DeveloperKnowledgeChatEngine",
     "DeveloperKnowledgeRetriever",

@@ -1,15 +1,26 @@
 """What both LlamaIndex answer query engines share: the core answerQuery component they wrap
 and the calls, whose answers become ``Response``s (with the answer's citations as
-``CitationBlock``s in ``metadata["citation_blocks"]``)."""
+``CitationBlock``s in ``metadata["citation_blocks"]``).
+
+With ``streaming=True`` a query gives a ``StreamingResponse`` (``aquery``: an
+``AsyncStreamingResponse``) whose tokens are the answer's text as it arrives
+(``DiscoveryEngineAnswerQuery.stream``: StreamAnswerQuery; the whole text at once where Google
+has no streaming method); its ``source_nodes`` and ``metadata`` are filled in when the stream
+ends, as a ``Response``'s would be."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator, Iterator
 from typing import Generic, TypeVar
 
 from llama_index.core import Settings
 from llama_index.core.base.base_query_engine import BaseQueryEngine
-from llama_index.core.base.response.schema import Response
+from llama_index.core.base.response.schema import (
+    AsyncStreamingResponse,
+    Response,
+    StreamingResponse,
+)
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import QueryBundle
@@ -39,13 +50,26 @@ AnsweringT = TypeVar(
 
 
 class AnswerQueryEngine(BaseQueryEngine, Generic[AnsweringT]):
-    """A query engine over a core answerQuery component; ``aquery`` on Google's async client."""
+    """A query engine over a core answerQuery component; ``aquery`` on Google's async client;
+    ``streaming``: stream the answer (module docstring)."""
 
     _answering: AnsweringT
 
-    def __init__(self, answering: AnsweringT, callback_manager: CallbackManager | None) -> None:
+    def __init__(
+        self,
+        answering: AnsweringT,
+        callback_manager: CallbackManager | None,
+        *,
+        streaming: bool = False,
+    ) -> None:
         self._answering = answering
+        self._streaming = streaming
         super().__init__(callback_manager or Settings.callback_manager)
+
+    @property
+    def streaming(self) -> bool:
+        """Whether queries give a streaming response."""
+        return self._streaming
 
     @property
     def answering(self) -> AnsweringT:
@@ -55,11 +79,42 @@ class AnswerQueryEngine(BaseQueryEngine, Generic[AnsweringT]):
     def _get_prompt_modules(self) -> PromptMixinType:
         return {}
 
-    def _query(self, query_bundle: QueryBundle) -> Response:
+    def _query(self, query_bundle: QueryBundle) -> Response | StreamingResponse:
+        if self._streaming:
+            return self._stream(query_bundle.query_str)
         return _response(self._answering.answer(query_bundle.query_str))
 
-    async def _aquery(self, query_bundle: QueryBundle) -> Response:
+    async def _aquery(self, query_bundle: QueryBundle) -> Response | AsyncStreamingResponse:
+        if self._streaming:
+            return self._astream(query_bundle.query_str)
         return _response(await self._answering.aanswer(query_bundle.query_str))
+
+    def _stream(self, query: str) -> StreamingResponse:
+        items = self._answering.stream(query)
+        response = StreamingResponse(response_gen=iter(()))
+
+        def tokens() -> Iterator[str]:
+            for item in items:
+                if isinstance(item, str):
+                    yield item
+                else:
+                    _filled(response, _response(item))
+
+        response.response_gen = tokens()
+        return response
+
+    def _astream(self, query: str) -> AsyncStreamingResponse:
+        items = self._answering.astream(query)
+
+        async def tokens() -> AsyncIterator[str]:
+            async for item in items:
+                if isinstance(item, str):
+                    yield item
+                else:
+                    _filled(response, _response(item))
+
+        response = AsyncStreamingResponse(response_gen=tokens())
+        return response
 
 
 ServingConfigT = TypeVar("ServingConfigT", DiscoveryEngineAnswerQuery, DiscoveryEngineSearchSummary)
@@ -89,6 +144,12 @@ def cited_answer_response(answer: GroundedAnswer) -> Response:
     metadata[CITATION_BLOCKS_KEY] = citation_blocks(answer_citations(answer))
     response.metadata = metadata
     return response
+
+
+def _filled(streaming: StreamingResponse | AsyncStreamingResponse, response: Response) -> None:
+    """A finished stream's response gets the nodes and metadata of the whole answer."""
+    streaming.source_nodes = response.source_nodes
+    streaming.metadata = response.metadata
 
 
 def _response(answer: GroundedAnswer) -> Response:

@@ -7,6 +7,7 @@ default, those it carries (its source nodes, its tools' nodes)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
@@ -26,7 +27,12 @@ from ._agent_outputs import aresponse_and_nodes, response_and_nodes, response_te
 from .events import GroundingCheckEndEvent, GroundingCheckStartEvent
 from .nodes import node_to_source
 
-__all__ = ["LlamaIndexGroundingReport", "NodeGroundingChecker", "checked_nodes", "response_text"]
+__all__ = [
+    "LlamaIndexGroundingReport",
+    "NodeGroundingChecker",
+    "checked_nodes",
+    "response_text",
+]
 
 # LlamaIndex re-exports get_dispatcher without declaring it (hence the ignore for mypy).
 dispatcher = instrument.get_dispatcher(__name__)  # type: ignore[attr-defined]
@@ -119,6 +125,13 @@ class NodeGroundingChecker(GroundingCheck):
         except InputError as exc:
             return self.failure(exc, *checked_nodes(nodes))
         return await self.arun(text, *checked_nodes(nodes))
+
+    def quiet(self) -> GroundingCheck:
+        """The same check without the check events (a streamed claim's check: its
+        ``ClaimVerdictEvent`` is its event)."""
+        return GroundingCheck(
+            *(getattr(self, field.name) for field in dataclasses.fields(GroundingCheck))
+        )
 
     @contextmanager
     def _events(

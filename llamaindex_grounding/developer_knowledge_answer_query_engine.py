@@ -31,6 +31,9 @@ class DeveloperKnowledgeAnswerQueryEngine(AnswerQueryEngine[DeveloperKnowledgeAn
     Key init args:
         filter: AIP-160 (at most 500 characters), narrows the documents the answer may use.
         emulator_host, credentials, client_options, timeout, retry: the connection.
+        streaming: ``query`` gives a ``StreamingResponse`` (``aquery``: an
+        ``AsyncStreamingResponse``); the API has no streaming method, so the whole answer is
+        its one token.
 
     Instantiate:
         .. code-block:: python
@@ -59,12 +62,13 @@ class DeveloperKnowledgeAnswerQueryEngine(AnswerQueryEngine[DeveloperKnowledgeAn
         *,
         filter: str = "",
         callback_manager: CallbackManager | None = None,
+        streaming: bool = False,
         **connection: Unpack[DeveloperKnowledgeConnectionArgs],
     ) -> None:
         answering = DeveloperKnowledgeAnswerQuery(
             DeveloperKnowledgeConnection.create(**connection), filter
         )
-        super().__init__(answering, callback_manager)
+        super().__init__(answering, callback_manager, streaming=streaming)
 
     def __repr__(self) -> str:
         return (

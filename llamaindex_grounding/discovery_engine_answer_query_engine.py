@@ -36,6 +36,12 @@ class DiscoveryEngineAnswerQueryEngine(ServingConfigQueryEngine[DiscoveryEngineA
         disable_query_rephraser, max_rephrase_steps, query_classification_types,
         disable_spell_correction, user_pseudo_id, session).
         emulator_host, credentials, client_options, timeout, retry: the connection.
+        streaming: ``query`` gives a ``StreamingResponse`` whose tokens are the answer as
+        StreamAnswerQuery streams it (``aquery``: an ``AsyncStreamingResponse``); its
+        ``source_nodes`` and ``metadata`` are set when the stream ends. Google's streamed
+        answers have no grounding scores and one rephrase step: ``include_grounding_supports``,
+        ``filtering_level``, ``disable_query_rephraser`` and ``max_rephrase_steps`` are refused
+        with it (``InputError``).
         For a conversation use ``DiscoveryEngineChatEngine`` (same arguments).
 
     Instantiate:
@@ -73,9 +79,12 @@ class DiscoveryEngineAnswerQueryEngine(ServingConfigQueryEngine[DiscoveryEngineA
         self,
         *,
         callback_manager: CallbackManager | None = None,
+        streaming: bool = False,
         **arguments: Unpack[DiscoveryEngineAnswerQueryArgs],
     ) -> None:
-        super().__init__(DiscoveryEngineAnswerQuery.connect(**arguments), callback_manager)
+        super().__init__(
+            DiscoveryEngineAnswerQuery.connect(**arguments), callback_manager, streaming=streaming
+        )
 
     @property
     def spec(self) -> AnswerSpec:

@@ -40,6 +40,9 @@ class DiscoveryEngineSearchSummaryQueryEngine(
         fields, named as ``DiscoveryEngineRetriever``'s (``{"filter": ..., "search_mode":
         "documents", ...}``; ``k`` is not used: ``result_count`` results are read).
         emulator_host, credentials, client_options, timeout, retry: the connection.
+        streaming: ``query`` gives a ``StreamingResponse`` (``aquery``: an
+            ``AsyncStreamingResponse``); a search's summary does not stream, so the whole
+            summary is its one token.
 
     Instantiate:
         .. code-block:: python
@@ -72,10 +75,11 @@ class DiscoveryEngineSearchSummaryQueryEngine(
         self,
         *,
         callback_manager: CallbackManager | None = None,
+        streaming: bool = False,
         **arguments: Unpack[DiscoveryEngineSearchSummaryArgs],
     ) -> None:
         summarizing = DiscoveryEngineSearchSummary.connect(**arguments)
-        super().__init__(summarizing, callback_manager)
+        super().__init__(summarizing, callback_manager, streaming=streaming)
 
     @property
     def spec(self) -> SummarySpec:

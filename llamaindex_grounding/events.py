@@ -20,7 +20,12 @@ from typing import Any
 
 from llama_index.core.instrumentation.events import BaseEvent
 
-__all__ = ["GroundingCheckEndEvent", "GroundingCheckStartEvent", "SearchResponseEvent"]
+__all__ = [
+    "ClaimVerdictEvent",
+    "GroundingCheckEndEvent",
+    "GroundingCheckStartEvent",
+    "SearchResponseEvent",
+]
 
 
 class GroundingCheckStartEvent(BaseEvent):
@@ -57,6 +62,25 @@ class GroundingCheckEndEvent(BaseEvent):
     def class_name(cls) -> str:
         """The event's name."""
         return "GroundingCheckEndEvent"
+
+
+class ClaimVerdictEvent(BaseEvent):
+    """A sentence of a streamed answer was checked (``GroundedQueryEngine`` with
+    ``check_while_streaming=True``), while the rest of the answer is still streaming.
+
+    Args:
+        verdict: ``grounding_core.ClaimVerdict.to_dict()``: the piece's text, its char and
+            UTF-8 byte spans in the whole answer, ``status`` (``supported``, ``unsupported``,
+            ``not_checked``, ``error``), the support score, its claims and the cited nodes'
+            ``source_ids``.
+    """
+
+    verdict: dict[str, Any]
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The event's name."""
+        return "ClaimVerdictEvent"
 
 
 class SearchResponseEvent(BaseEvent):

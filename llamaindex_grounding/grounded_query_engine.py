@@ -22,9 +22,14 @@ from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_CITATION_THRESHOLD,
+    DEFAULT_CLAIM_MIN_CHARS,
     DEFAULT_FALLBACK_ANSWER,
     DEFAULT_GROUNDING_CONFIG,
+    DEFAULT_MAX_CONCURRENT_CHECKS,
     DEFAULT_MIN_SUPPORT_SCORE,
+    AsyncClaimStream,
+    ClaimStream,
+    ClaimVerdict,
     ConfigurationError,
     DiscoveryEngineConnection,
     DiscoveryEngineConnectionArgs,
@@ -32,6 +37,8 @@ from grounding_core import (
     GroundingOutcome,
     InputError,
     UngroundedPolicy,
+    UnsupportedClaimPolicy,
+    check_stream_settings,
     refuse_unknown_arguments,
     report_citations,
 )
@@ -40,8 +47,10 @@ from ._checking import (
     LlamaIndexGroundingReport,
     NodeGroundingChecker,
     checked_nodes,
+    dispatcher,
 )
 from .citations import CITATION_BLOCKS_KEY, citation_blocks
+from .events import ClaimVerdictEvent
 
 __all__ = ["DEFAULT_FALLBACK_ANSWER", "GroundedQueryEngine"]
 
@@ -114,6 +123,19 @@ class GroundedQueryEngine(BaseQueryEngine):
     from the stream's last step; with ``"fallback"`` the stream is held back until the check
     is done and then yields either the original tokens or the fallback answer.
 
+    Claim by claim (``check_while_streaming=True``): while the tokens stream, each sentence of
+    the answer is checked as soon as it is complete, against the response's source nodes
+    (concurrently, never holding back a token: a thread pool of ``max_concurrent_checks`` on
+    Google's sync client, or tasks on its async client; a sentence shorter than
+    ``claim_min_chars`` goes with the next), and each verdict is sent as a
+    ``ClaimVerdictEvent`` (``grounding_core.ClaimVerdict.to_dict()``, spans in the whole
+    answer) the moment it is known (sync: at the next token); ``metadata["claim_verdicts"]``
+    lists them all when the stream ends. ``on_unsupported_claim="stop"`` ends the stream at the
+    first unsupported claim (``metadata["stopped_at_claim"]``; ``"fallback"`` also sets
+    ``metadata["fallback_answer"]``); the final check then covers the answer streamed so far.
+    A failed claim check is an ``"error"`` verdict: the stream goes on. The final check of the
+    whole answer runs as without streaming.
+
     Errors: with ``on_error="record"`` (default) a failed check (service unavailable after the
     retries, an answer or sources beyond the API's limits) never loses the answer: it is
     logged as a warning and recorded in ``grounding["error"]`` with ``passed`` false, and
@@ -140,6 +162,10 @@ class GroundedQueryEngine(BaseQueryEngine):
         on_ungrounded: UngroundedPolicy = "annotate",
         fallback_answer: str = DEFAULT_FALLBACK_ANSWER,
         on_error: ErrorPolicy = "record",
+        check_while_streaming: bool = False,
+        on_unsupported_claim: UnsupportedClaimPolicy = "continue",
+        max_concurrent_checks: int = DEFAULT_MAX_CONCURRENT_CHECKS,
+        claim_min_chars: int = DEFAULT_CLAIM_MIN_CHARS,
         callback_manager: CallbackManager | None = None,
         **connection: Unpack[DiscoveryEngineConnectionArgs],
     ) -> None:
@@ -160,6 +186,13 @@ class GroundedQueryEngine(BaseQueryEngine):
             user_labels=user_labels,
             on_error=on_error,
         )
+        check_stream_settings(on_unsupported_claim, max_concurrent_checks, claim_min_chars)
+        self._check_while_streaming = check_while_streaming
+        self._stream_settings: dict[str, Any] = {
+            "on_unsupported_claim": on_unsupported_claim,
+            "max_concurrent": max_concurrent_checks,
+            "min_chars": claim_min_chars,
+        }
         super().__init__(
             callback_manager
             or getattr(query_engine, "callback_manager", None)
@@ -289,19 +322,46 @@ class GroundedQueryEngine(BaseQueryEngine):
             response.response_txt = None
         return response
 
+    def _finish_stream(
+        self, response: Any, answer: str, outcome: _Outcome, claims: ClaimStream | AsyncClaimStream
+    ) -> str | None:
+        """The report (and the claim verdicts) into the metadata; the fallback answer, if any."""
+        fallback = self._annotate(response, answer, outcome)
+        if self._check_while_streaming:
+            extra: dict[str, Any] = {"claim_verdicts": [v.to_dict() for v in claims.verdicts]}
+            if claims.stop_verdict is not None:
+                extra["stopped_at_claim"] = claims.stop_verdict.to_dict()
+                if claims.on_unsupported_claim == "fallback":
+                    extra["fallback_answer"] = self.fallback_answer
+            response.metadata = {**response.metadata, **extra}
+        return fallback
+
     def _stream(
         self, response: StreamingResponse, tokens: Iterator[str]
     ) -> Generator[str, None, None]:
         held = self.on_ungrounded == "fallback"
+        watching = self._check_while_streaming
+        claims = ClaimStream(self._checker.quiet(), **self._stream_settings)
+        if watching:
+            claims.set_sources(*checked_nodes(response.source_nodes))
         parts: list[str] = []
-        for token in tokens:
-            parts.append(token)
-            if not held:
-                yield token
+        try:
+            for token in tokens:
+                parts.append(token)
+                if not held:
+                    yield token
+                if watching:
+                    claims.add_text(token)
+                    _announce(claims.ready())
+                    if claims.stopped:
+                        break
+            if watching:
+                _announce(claims.finish())
+        finally:
+            claims.close()
         answer = "".join(parts)
-        fallback = self._annotate(
-            response, answer, self._checker.run_answer(answer, response.source_nodes)
-        )
+        outcome = self._checker.run_answer(answer, response.source_nodes)
+        fallback = self._finish_stream(response, answer, outcome, claims)
         if fallback is not None:
             yield fallback
         elif held:
@@ -311,14 +371,33 @@ class GroundedQueryEngine(BaseQueryEngine):
         self, response: AsyncStreamingResponse, tokens: AsyncIterator[str]
     ) -> AsyncGenerator[str, None]:
         held = self.on_ungrounded == "fallback"
+        watching = self._check_while_streaming
+
+        async def announce(verdict: ClaimVerdict) -> None:
+            _announce([verdict])  # the moment its check completes
+
+        claims = AsyncClaimStream(
+            self._checker.quiet(), on_verdict=announce, **self._stream_settings
+        )
+        if watching:
+            claims.set_sources(*checked_nodes(response.source_nodes))
         parts: list[str] = []
-        async for token in tokens:
-            parts.append(token)
-            if not held:
-                yield token
+        try:
+            async for token in tokens:
+                parts.append(token)
+                if not held:
+                    yield token
+                if watching:
+                    claims.add_text(token)
+                    if claims.stopped:
+                        break
+            if watching:
+                await claims.finish()
+        finally:
+            claims.close()
         answer = "".join(parts)
         outcome = await self._checker.arun_answer(answer, response.source_nodes)
-        fallback = self._annotate(response, answer, outcome)
+        fallback = self._finish_stream(response, answer, outcome, claims)
         if fallback is not None:
             yield fallback
         elif held:
@@ -332,6 +411,11 @@ class GroundedQueryEngine(BaseQueryEngine):
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         return await self._aground(await self._query_engine.aquery(query_bundle))
+
+
+def _announce(verdicts: list[ClaimVerdict]) -> None:
+    for verdict in verdicts:
+        dispatcher.event(ClaimVerdictEvent(verdict=verdict.to_dict()))
 
 
 def _replace_text(response: Response | StreamingResponse, text: str) -> None:

@@ -138,6 +138,8 @@ class GeneratedAnswer:
 
     ``references`` are the cited chunks, in order of first citation. In CHUNKS mode they are the
     references the spans index into; in DOCUMENTS mode the spans index into ``documents``.
+    ``parts`` are the answer's sentences as StreamAnswerQuery sends them, each with the space
+    that follows it: they join to ``text``.
     """
 
     text: str
@@ -150,6 +152,7 @@ class GeneratedAnswer:
     query_classification: tuple[tuple[str, bool], ...] = ()
     searched_query: str = ""
     related_questions: tuple[str, ...] = ()
+    parts: tuple[str, ...] = ()
 
 
 def _check_params(params: AnswerParams) -> None:
@@ -320,4 +323,8 @@ def generate_answer(store: DataStore, params: AnswerParams, judge: Judge) -> Gen
         query_classification=understood.query_classification,
         searched_query=understood.searched_query,
         related_questions=related,
+        parts=tuple(
+            text[start : spans[i + 1][0] if i + 1 < len(spans) else len(text)]
+            for i, (start, _end, _sources) in enumerate(spans)
+        ),
     )

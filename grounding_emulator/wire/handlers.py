@@ -8,7 +8,9 @@ with ("Request payload size exceeds the limit: N bytes."; Google documents no si
 APIs). Errors are classified once, here: an ``EmulatorError`` becomes the status its ``code``
 names; a ``RecursionError`` is input nested deeper than a reader measured (``INVALID_ARGUMENT``:
 the input caused it, and a retry cannot succeed); anything else is the emulator's own bug,
-``INTERNAL``. Every status message is bounded (:func:`status_message`), so that no error text
+``INTERNAL``. A server-streaming method builds all its responses before the first is sent, so
+that every error is a status with no partial stream before it. Every status message is bounded
+(:func:`status_message`), so that no error text
 outgrows gRPC's header limit and reaches the client as ``RESOURCE_EXHAUSTED``.
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -67,14 +69,17 @@ def _wait(context: grpc.ServicerContext, seconds: float) -> None:
     done.wait(seconds)
 
 
+_Reply = bytes | Iterator[bytes]  # one response, or a stream's responses
+
+
 def _handler(
     method: Method, faults: FaultInjector, max_request_bytes: int
-) -> Callable[[bytes, Any], bytes]:
+) -> Callable[[bytes, Any], _Reply]:
     path = method.path
     parse = method.request_type.FromString
     type_name = method.request_type.DESCRIPTOR.full_name
 
-    def handle(data: bytes, context: grpc.ServicerContext) -> bytes:
+    def handle(data: bytes, context: grpc.ServicerContext) -> _Reply:
         if len(data) > max_request_bytes:
             _abort(
                 context,
@@ -114,16 +119,20 @@ def _handler(
         except Exception as exc:
             logger.exception("%s failed", path)
             _abort(context, grpc.StatusCode.INTERNAL, f"emulator error in {path}: {exc!r}")
+        if method.streaming:
+            return iter([message.SerializeToString() for message in response])
         data_out: bytes = response.SerializeToString()
         return data_out
 
     return handle
 
 
-def _gated(handle: Callable[[bytes, Any], bytes], gate: CallGate) -> Callable[[bytes, Any], bytes]:
+def _gated(
+    handle: Callable[[bytes, Any], _Reply], gate: CallGate
+) -> Callable[[bytes, Any], _Reply]:
     """``handle`` behind ``gate``: counted while in flight, refused once the gate is closed."""
 
-    def gated(data: bytes, context: grpc.ServicerContext) -> bytes:
+    def gated(data: bytes, context: grpc.ServicerContext) -> _Reply:
         if not gate.enter():
             _abort(
                 context,
@@ -150,7 +159,11 @@ def generic_handlers(
     gate = CallGate() if gate is None else gate
     services: dict[str, dict[str, grpc.RpcMethodHandler]] = {}
     for method in methods:
-        services.setdefault(method.service, {})[method.name] = grpc.unary_unary_rpc_method_handler(
-            _gated(_handler(method, faults, max_request_bytes), gate)
+        handle = _gated(_handler(method, faults, max_request_bytes), gate)
+        make = (
+            grpc.unary_stream_rpc_method_handler
+            if method.streaming
+            else grpc.unary_unary_rpc_method_handler
         )
+        services.setdefault(method.service, {})[method.name] = make(handle)
     return [grpc.method_handlers_generic_handler(name, table) for name, table in services.items()]

@@ -17,7 +17,6 @@ from grounding_core import (
     Turn,
 )
 from grounding_core.answers import (
-    _discovery_engine_answer,
     aanswer_developer_query,
     aanswer_query,
     answer_developer_query,
@@ -26,6 +25,7 @@ from grounding_core.answers import (
     check_developer_filter,
     data_store_name,
     developer_answer_request,
+    discovery_engine_answer,
 )
 from grounding_core.specs import QUERY_CLASSIFICATION_TYPES
 
@@ -266,13 +266,13 @@ def test_the_response_session_reaches_the_answer():
         answer=de.Answer(answer_text="Yes.", state=de.Answer.State.SUCCEEDED),
         session=de.Session(name=session),
     )
-    answer = _discovery_engine_answer(response)
+    answer = discovery_engine_answer(de.AnswerQueryResponse.pb(response))
     assert (answer.answer_text, answer.session, answer.state) == ("Yes.", session, "SUCCEEDED")
     assert answer.turns == ()
     response.session.turns.append(
         de.Session.Turn(query=de.Query(text="Why?", query_id="q1"), answer=f"{session}/answers/a1")
     )
-    answer = _discovery_engine_answer(response)
+    answer = discovery_engine_answer(de.AnswerQueryResponse.pb(response))
     assert answer.turns == (Turn(query="Why?", query_id="q1", answer=f"{session}/answers/a1"),)
     assert answer.answer_text == "Yes."
 

@@ -35,6 +35,7 @@ DISCOVERY_ENGINE = {
     "GroundedGenerationService": ["CheckGrounding"],
     "ConversationalSearchService": [
         "AnswerQuery",
+        "StreamAnswerQuery",
         "GetAnswer",
         *SESSION_RPCS,
         *CONVERSATION_RPCS,
@@ -54,7 +55,12 @@ def test_the_method_table_serves_every_rpc_under_every_version():
         for name in names
     } | {f"/google.developers.knowledge.v1.DeveloperKnowledge/{n}" for n in DEVELOPER_KNOWLEDGE}
     assert sorted(m.path for m in methods) == sorted(expected)
-    assert len(methods) == 64
+    assert len(methods) == 67
+    streaming = {m.path for m in methods if m.streaming}
+    assert streaming == {
+        f"/google.cloud.discoveryengine.{v}.ConversationalSearchService/StreamAnswerQuery"
+        for v in ("v1", "v1beta", "v1alpha")
+    }
     servicers = {m.call.__self__ for m in methods}  # type: ignore[attr-defined]
     # one servicer per service, shared by its versions; SessionServicer also serves the session
     # RPCs of ConversationalSearchService, ConversationServicer its conversation RPCs

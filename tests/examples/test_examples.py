@@ -136,3 +136,24 @@ def test_llamaindex_agent(run_example):
         "(https://docs.python.org/3.11/reference/compound_stmts.html#with)"
     )
     assert lines[-1] == "passed: True"
+
+
+def test_langchain_streaming(run_example):
+    out = run_example("langchain_streaming")
+    checked, answered = re.split(r"^\d\. .*\n", out, flags=re.M)[1:]
+    verdicts = re.findall(r"^after (\d+) tokens: (\w+) \[(\d+):(\d+)\] (.*)$", checked, re.M)
+    assert [v[1] for v in verdicts] == ["supported", "supported", "unsupported"]
+    assert verdicts[-1][4] == repr(CAUGHT)
+    total = int(re.search(r"^(\d+) tokens streamed; final report", checked, re.M).group(1))
+    # the first sentences were checked while the answer was still streaming
+    assert int(verdicts[0][0]) < int(verdicts[1][0]) < total
+    assert verdicts[0][2] == "0"
+    assert "final report: support 0.67, passed: False" in checked
+    parts = re.findall(r"^  part: (.*)$", answered, re.M)
+    assert len(parts) == 3
+    assert answered.startswith("3 parts streamed, then the citations:")
+    cited = re.findall(r"^  cited \[(\d+):(\d+)\] -> \['(.*)'\]$", answered, re.M)
+    assert len(cited) == 3
+    assert cited[0][0] == "0"
+    assert int(cited[0][1]) == len(parts[0])
+    assert cited[2][2].endswith("/documents/context-managers/chunks/c1")

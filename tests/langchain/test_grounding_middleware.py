@@ -25,6 +25,7 @@ from langchain_grounding import (
     AsyncGroundingCallbackHandler,
     DiscoveryEngineRetriever,
     DiscoveryEngineSearchTool,
+    ExtractiveChatModel,
     GroundingCallbackHandler,
     GroundingChecker,
     GroundingMiddleware,
@@ -382,3 +383,43 @@ def test_a_state_document_of_the_wrong_type_is_refused_by_position(emulator, too
     documents = [Document(page_content=KEEPER), "plain text"]
     with pytest.raises(InputError, match=r"documents\[1\] must be a Document, got str"):
         agent.invoke(ask(documents=documents))
+
+
+async def test_claims_checked_while_the_agent_streams(emulator):
+    retriever = DiscoveryEngineRetriever(
+        project_id=PROJECT, data_store_id="python-docs", k=3, emulator_host=emulator.address
+    )
+    made_up = "The with statement was added in Python 1.0."
+    model = ExtractiveChatModel(invent=made_up, token_delay=0.01)
+    grounding = middleware(emulator, check_while_streaming=True, claim_min_chars=10)
+    agent = create_agent(
+        model, tools=[DiscoveryEngineSearchTool(retriever=retriever)], middleware=[grounding]
+    )
+    question = "How does the with statement work?"
+    tokens, verdicts, final = 0, [], None
+    async for event in agent.astream_events({"messages": [("user", question)]}, version="v2"):
+        if event["event"] == "on_chat_model_stream":
+            tokens += 1
+        elif event["event"] == "on_custom_event" and event["name"] == "grounding_claim":
+            verdicts.append((tokens, event["data"]))
+        elif event["event"] == "on_chain_end" and event["name"] == "LangGraph":
+            final = event["data"]["output"]
+    assert [v["status"] for _, v in verdicts] == ["supported", "supported", "unsupported"]
+    assert verdicts[0][0] < tokens  # the first sentence was checked while the answer streamed
+    answer = final["messages"][-1].text
+    for _, verdict in verdicts:
+        assert answer[verdict["start"] : verdict["end"]] == verdict["text"]
+    assert verdicts[-1][1]["text"] == made_up
+    assert final["grounding"]["unsupported_claims"] == 1  # the final check ran as usual
+    # off by default, and the sync stream checks at the end only
+    quiet = create_agent(
+        model,
+        tools=[DiscoveryEngineSearchTool(retriever=retriever)],
+        middleware=[middleware(emulator)],
+    )
+    events = [
+        e async for e in quiet.astream_events({"messages": [("user", question)]}, version="v2")
+    ]
+    assert not [
+        e for e in events if e["event"] == "on_custom_event" and e["name"] == "grounding_claim"
+    ]

@@ -11,6 +11,7 @@ from llamaindex_grounding import DiscoveryEngineRetriever, ExtractiveLLM
 # Records, errors and events: built by the adapter, not from a user's arguments.
 NOT_COMPONENTS = {
     "AgentGroundingEvent",
+    "ClaimVerdictEvent",
     "GroundedAgentOutput",
     "GroundingCheckEndEvent",
     "GroundingCheckStartEvent",

@@ -9,6 +9,7 @@ def test_all_is_pinned_and_sorted():
     assert llamaindex_grounding.__all__ == [
         "AgentGroundingEvent",
         "AnswerQueryTool",
+        "ClaimVerdictEvent",
         "DeveloperKnowledgeAnswerQueryEngine",
         "DeveloperKnowledgeChatEngine",
         "DeveloperKnowledgeRetriever",

@@ -45,7 +45,7 @@ COMPONENTS = [
     ),
 ]
 # The component's own parameters (LlamaIndex's), next to the options.
-OWN = {"callback_manager", "verbose", "similarity_top_k", "metadata_layout"}
+OWN = {"callback_manager", "verbose", "similarity_top_k", "metadata_layout", "streaming"}
 
 
 @pytest.mark.parametrize(

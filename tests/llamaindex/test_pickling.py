@@ -57,6 +57,7 @@ RETRY = RetryPolicy(initial=0.01, maximum=0.02, deadline=9.0)
 
 NOT_COMPONENTS = {
     "AgentGroundingEvent": "a workflow event",
+    "ClaimVerdictEvent": "an instrumentation event",
     "GroundedAgentOutput": "a result record (pickled with a call's results below)",
     # It holds a LlamaIndex agent, which does not pickle (weak references): its deep copy is
     # tested below.

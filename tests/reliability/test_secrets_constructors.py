@@ -186,6 +186,7 @@ NOT_COMPONENTS = {
     lc: {"GroundingReport", "UngroundedAnswerError", "chunk_to_document"},
     li: {
         "AgentGroundingEvent",
+        "ClaimVerdictEvent",
         "GroundedAgentOutput",
         "GroundingCheckEndEvent",
         "GroundingCheckStartEvent",

@@ -5,7 +5,10 @@ per service.
 Every offset put into a message is in UTF-8 bytes, end exclusive, as the APIs define them.
 """
 
-from grounding_emulator.wire.messages.answer import discovery_answer_response
+from grounding_emulator.wire.messages.answer import (
+    discovery_answer_response,
+    discovery_answer_stream,
+)
 from grounding_emulator.wire.messages.common import BRANCH, ChunkNames
 from grounding_emulator.wire.messages.developer import (
     developer_answer_response,
@@ -26,6 +29,7 @@ __all__ = [
     "developer_document",
     "developer_search_response",
     "discovery_answer_response",
+    "discovery_answer_stream",
     "search_response",
     "search_summary",
     "summary_params",

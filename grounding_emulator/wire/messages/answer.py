@@ -26,7 +26,7 @@ from grounding_emulator.answer.sources import SourceDocument
 from grounding_emulator.search.engine import ChunkHit
 from grounding_emulator.wire.messages.common import ByteOffsets, ChunkNames
 
-__all__ = ["discovery_answer_response"]
+__all__ = ["discovery_answer_response", "discovery_answer_stream"]
 
 AnswerQueryResponse = de.AnswerQueryResponse.pb()
 Answer = de.Answer.pb()
@@ -113,3 +113,25 @@ def discovery_answer_response(
         info.type_ = _QueryClassificationType.Value(kind)
         info.positive = positive
     return response
+
+
+def discovery_answer_stream(answer: GeneratedAnswer, final: Any) -> list[Any]:
+    """The responses of a ``StreamAnswerQuery`` ("It takes one AnswerQueryRequest and returns
+    multiple AnswerQueryResponse messages in a stream"; "the generated answer is broken into
+    multiple parts that are sent in sequence ... Typically, each response contains one sentence
+    of the answer", *Stream answers*): one response per sentence of the answer (``parts``),
+    named, in state ``STREAMING`` ("Answer generation is currently in progress"), then
+    ``final``, the whole answer as ``AnswerQuery`` gives it (state ``SUCCEEDED``), whose
+    citations index its own ``answer_text``. Every response has ``final``'s
+    ``answer_query_token``. What the final response's ``answer_text`` holds (the whole answer
+    or its last part) Google's pages do not say: docs/emulator.md."""
+    responses = []
+    for part in answer.parts:
+        response = AnswerQueryResponse(answer_query_token=final.answer_query_token)
+        message = response.answer
+        message.name = final.answer.name
+        message.state = Answer.State.STREAMING
+        message.answer_text = part
+        message.create_time.CopyFrom(final.answer.create_time)
+        responses.append(response)
+    return [*responses, final]

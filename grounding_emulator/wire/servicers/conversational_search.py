@@ -1,5 +1,5 @@
-"""``google.cloud.discoveryengine.{v}.ConversationalSearchService``: AnswerQuery, GetAnswer (the
-session RPCs are in ``session.py``).
+"""``google.cloud.discoveryengine.{v}.ConversationalSearchService``: AnswerQuery,
+StreamAnswerQuery, GetAnswer (the session RPCs are in ``session.py``).
 
 Sessions (``AnswerQueryRequest.session``: "When session field is not set, the API is in
 sessionless mode. We support auto session mode: users can use the wildcard symbol ``-`` as
@@ -17,6 +17,16 @@ Every response has a new ``answer_query_token`` ("A global unique ID used for lo
 ``safety_spec`` is accepted and changes nothing: the emulator's answers are sentences of the
 corpus, never rated or blocked (no ``safety_ratings``). ``user_pseudo_id`` is at most 128
 characters (``INVALID_ARGUMENT`` otherwise, as documented).
+
+``StreamAnswerQuery`` answers as ``AnswerQuery`` does, with the limitations Google's *Stream
+answers* page lists: "The number of rephrase steps is one. You can't disable rephrasing, nor
+can you change the maximum number of steps" (the request's ``query_rephraser_spec`` is not
+applied: one step, always); "You can't get grounding scores for streaming answers, nor can you
+choose to return only well-grounded answers" (no ``grounding_score`` or ``grounding_supports``,
+and ``grounding_spec.filtering_level`` is not applied). Whether Google refuses those fields or
+ignores them, and what it does with a query in another language than English ("Streaming
+answer is supported only for English"), the page does not say: the emulator ignores them. The
+responses: ``messages/answer.py``, ``discovery_answer_stream``.
 """
 
 from __future__ import annotations
@@ -26,12 +36,16 @@ from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_emulator.answer.engine import AnswerParams, generate_answer
+from grounding_emulator.answer.engine import AnswerParams, GeneratedAnswer, generate_answer
 from grounding_emulator.answer.sessions import Session, Turn, new_id
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.wire.call_state import watched
-from grounding_emulator.wire.messages import ChunkNames, discovery_answer_response
+from grounding_emulator.wire.messages import (
+    ChunkNames,
+    discovery_answer_response,
+    discovery_answer_stream,
+)
 from grounding_emulator.wire.messages.session import session_message
 from grounding_emulator.wire.names import (
     ServingConfigName,
@@ -72,7 +86,9 @@ def _classification_types(values: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n != "TYPE_UNSPECIFIED"))
 
 
-def _params(request: Any, data_store: DataStore, history: tuple[str, ...]) -> AnswerParams:
+def _params(
+    request: Any, data_store: DataStore, history: tuple[str, ...], *, streaming: bool
+) -> AnswerParams:
     search_params = request.search_spec.search_params
     generation = request.answer_generation_spec
     understanding = request.query_understanding_spec
@@ -98,19 +114,24 @@ def _params(request: Any, data_store: DataStore, history: tuple[str, ...]) -> An
             if generation.HasField("ignore_low_relevant_content")
             else None
         ),
-        filtering_level=_filtering_level(request.grounding_spec.filtering_level),
+        # Streaming: no filtering by grounding, one rephrase step (the module docstring).
+        filtering_level=(
+            "" if streaming else _filtering_level(request.grounding_spec.filtering_level)
+        ),
         classification_types=_classification_types(understanding.query_classification_spec.types),
         history=history,
-        rephrase=not understanding.query_rephraser_spec.disable,
-        max_rephrase_steps=understanding.query_rephraser_spec.max_rephrase_steps,
+        rephrase=streaming or not understanding.query_rephraser_spec.disable,
+        max_rephrase_steps=1
+        if streaming
+        else understanding.query_rephraser_spec.max_rephrase_steps,
         spell_correction=not understanding.disable_spell_correction,
         related_questions=request.related_questions_spec.enable,
     )
 
 
 class ConversationalSearchServicer(Servicer):
-    """``google.cloud.discoveryengine.v1.ConversationalSearchService`` (AnswerQuery and
-    GetAnswer; ``session.py`` serves its session RPCs)."""
+    """``google.cloud.discoveryengine.v1.ConversationalSearchService`` (AnswerQuery,
+    StreamAnswerQuery and GetAnswer; ``session.py`` serves its session RPCs)."""
 
     services = discovery_engine("ConversationalSearchService")
 
@@ -134,6 +155,17 @@ class ConversationalSearchServicer(Servicer):
     def answer_query(self, request: Any) -> Any:
         """``AnswerQuery``: an extractive answer from the serving config's data store, in a
         session when one is named (module docstring)."""
+        return self._answer(request, streaming=False)[0]
+
+    @rpc("StreamAnswerQuery", de.AnswerQueryRequest.pb(), streaming=True)
+    def stream_answer_query(self, request: Any) -> list[Any]:
+        """``StreamAnswerQuery``: the answer sentence by sentence, then the whole answer
+        (module docstring; ``discovery_answer_stream``)."""
+        final, answer = self._answer(request, streaming=True)
+        return discovery_answer_stream(answer, final)
+
+    def _answer(self, request: Any, *, streaming: bool) -> tuple[Any, GeneratedAnswer]:
+        """The ``AnswerQueryResponse`` to ``request`` and the answer it was built from."""
         name = parse_serving_config(request.serving_config)
         data_store = self.backend.data_store(name)
         if request.search_spec.HasField("search_result_list"):
@@ -149,7 +181,9 @@ class ConversationalSearchServicer(Servicer):
             session = self.backend.sessions.get(session_name.key, request.session)
         history = tuple(t.query for t in session.turns) if session else ()
         answer = generate_answer(
-            data_store, _params(request, data_store, history), watched(self.backend.judge)
+            data_store,
+            _params(request, data_store, history, streaming=streaming),
+            watched(self.backend.judge),
         )
 
         now = _dt.datetime.now(_dt.timezone.utc)
@@ -165,7 +199,9 @@ class ConversationalSearchServicer(Servicer):
             answer,
             ChunkNames(data_store_path(name, data_store.id)),
             answer_name=answer_name,
-            include_grounding_supports=request.grounding_spec.include_grounding_supports,
+            include_grounding_supports=(
+                not streaming and request.grounding_spec.include_grounding_supports
+            ),
             now=now,
         )
         response.answer_query_token = new_id()
@@ -178,7 +214,7 @@ class ConversationalSearchServicer(Servicer):
                 now,
             )
             response.session.CopyFrom(session_message(stored))
-        return response
+        return response, answer
 
     def _new_session(self, name: SessionName, user_pseudo_id: str, now: _dt.datetime) -> Session:
         """The session ``.../sessions/-`` asks for, with a new id."""

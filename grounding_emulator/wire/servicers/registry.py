@@ -1,7 +1,8 @@
 """Servicers register themselves; the method table is built from the registry (moto-style).
 
 A servicer is a subclass of :class:`Servicer` that names its gRPC service(s) in ``services`` and
-marks each RPC method with :func:`rpc`::
+marks each RPC method with :func:`rpc` (``streaming=True`` for a server-streaming RPC, whose
+method returns its responses in order)::
 
     class GroundedGenerationServicer(Servicer):
         services = discovery_engine("GroundedGenerationService")
@@ -46,12 +47,14 @@ def discovery_engine(service: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Method:
-    """One gRPC method: ``/{service}/{name}``, its request class and the servicer call."""
+    """One gRPC method: ``/{service}/{name}``, its request class and the servicer call
+    (``streaming``: server-streaming, the call returns a sequence of responses)."""
 
     service: str
     name: str
     request_type: Any
     call: Callable[[Any], Any]
+    streaming: bool = False
 
     @property
     def path(self) -> str:
@@ -63,6 +66,7 @@ class Method:
 class _Rpc:
     name: str
     request_type: Any
+    streaming: bool = False
 
 
 # function -> the RPC it serves; read by Servicer.__init_subclass__ when its class is defined
@@ -70,11 +74,12 @@ _RPCS: dict[Callable[..., Any], _Rpc] = {}
 _REGISTRY: list[type[Servicer]] = []
 
 
-def rpc(name: str, request_type: Any) -> Callable[[_Call], _Call]:
-    """Mark a servicer method as the RPC ``name`` taking ``request_type`` (a ``.pb()`` class)."""
+def rpc(name: str, request_type: Any, *, streaming: bool = False) -> Callable[[_Call], _Call]:
+    """Mark a servicer method as the RPC ``name`` taking ``request_type`` (a ``.pb()`` class);
+    ``streaming``: a server-streaming RPC (the method returns its responses, in order)."""
 
     def mark(method: _Call) -> _Call:
-        _RPCS[method] = _Rpc(name, request_type)
+        _RPCS[method] = _Rpc(name, request_type, streaming)
         return method
 
     return mark
@@ -128,7 +133,9 @@ def method_table(backend: Backend) -> list[Method]:
         servicer = cls(backend)
         for attr, spec in cls.rpcs.items():
             for service in cls.services:
-                method = Method(service, spec.name, spec.request_type, getattr(servicer, attr))
+                method = Method(
+                    service, spec.name, spec.request_type, getattr(servicer, attr), spec.streaming
+                )
                 if method.path in methods:
                     raise RuntimeError(f"{method.path} is served twice ({cls.__qualname__})")
                 methods[method.path] = method
