@@ -226,32 +226,18 @@ def _verdict(piece: SentencePiece, report: GroundingReport[Any]) -> ClaimVerdict
     )
     indices = tuple(dict.fromkeys(i for c in claims for i in c.source_indices))
     return ClaimVerdict(
-        piece.index,
-        piece.text,
-        piece.start,
-        piece.end,
-        piece.byte_start,
-        piece.byte_end,
-        status,
-        report.support_score,
-        claims,
-        indices,
-        tuple(report.source_ids[i] for i in indices),
+        **dataclasses.asdict(piece),  # where the piece is: the verdict's spans
+        status=status,
+        support_score=report.support_score,
+        claims=claims,
+        source_indices=indices,
+        source_ids=tuple(report.source_ids[i] for i in indices),
     )
 
 
 def _failed(piece: SentencePiece, error: GroundingError) -> ClaimVerdict:
     logger.warning("a streamed claim could not be checked: %s", error, exc_info=error)
-    return ClaimVerdict(
-        piece.index,
-        piece.text,
-        piece.start,
-        piece.end,
-        piece.byte_start,
-        piece.byte_end,
-        "error",
-        error=one_line(str(error)),
-    )
+    return ClaimVerdict(**dataclasses.asdict(piece), status="error", error=one_line(str(error)))
 
 
 def check_stream_settings(
