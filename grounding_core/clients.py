@@ -435,6 +435,10 @@ class DiscoveryEngineClients(_Clients):
         """The sync ``SessionServiceClient`` (conversation sessions of AnswerQuery)."""
         return self.get(discoveryengine_v1.SessionServiceClient)
 
+    def rank(self) -> discoveryengine_v1.RankServiceClient:
+        """The sync ``RankServiceClient`` (the Ranking API)."""
+        return self.get(discoveryengine_v1.RankServiceClient)
+
     def search_async(self) -> discoveryengine_v1.SearchServiceAsyncClient:
         """The ``SearchServiceAsyncClient`` of the running loop."""
         return self.get_async(discoveryengine_v1.SearchServiceAsyncClient)
@@ -454,6 +458,10 @@ class DiscoveryEngineClients(_Clients):
     def sessions_async(self) -> discoveryengine_v1.SessionServiceAsyncClient:
         """The ``SessionServiceAsyncClient`` of the running loop."""
         return self.get_async(discoveryengine_v1.SessionServiceAsyncClient)
+
+    def rank_async(self) -> discoveryengine_v1.RankServiceAsyncClient:
+        """The ``RankServiceAsyncClient`` of the running loop."""
+        return self.get_async(discoveryengine_v1.RankServiceAsyncClient)
 
 
 class DeveloperKnowledgeClients(_Clients):

@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_COLLECTION",
     "DEFAULT_GROUNDING_CONFIG",
     "DEFAULT_LOCATION",
+    "DEFAULT_RANKING_CONFIG",
     "DEFAULT_RETRY",
     "DEFAULT_SERVING_CONFIG",
     "DEFAULT_TIMEOUT",
@@ -46,6 +47,7 @@ __all__ = [
     "emulator_address",
     "grounding_config_path",
     "is_transient",
+    "ranking_config_path",
     "resolve_project",
 ]
 
@@ -55,6 +57,7 @@ LOCATIONS = (DEFAULT_LOCATION, "us", "eu")
 DEFAULT_COLLECTION = "default_collection"
 DEFAULT_SERVING_CONFIG = "default_search"
 DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
+DEFAULT_RANKING_CONFIG = "default_ranking_config"
 DEFAULT_BRANCH = "default_branch"
 # Seconds per attempt of every call (Google's clients set none for these methods).
 DEFAULT_TIMEOUT = 30.0
@@ -300,6 +303,22 @@ def grounding_config_path(
     check_location(location)
     _check_id("grounding_config", grounding_config, DEFAULT_GROUNDING_CONFIG)
     return f"projects/{project}/locations/{location}/groundingConfigs/{grounding_config}"
+
+
+def ranking_config_path(
+    project: str,
+    location: str = DEFAULT_LOCATION,
+    ranking_config: str = DEFAULT_RANKING_CONFIG,
+) -> str:
+    """The ranking config resource name Rank takes (``RankRequest.ranking_config``).
+
+    >>> ranking_config_path("my-project")
+    'projects/my-project/locations/global/rankingConfigs/default_ranking_config'
+    """
+    _check_id("project", project, "my-project", _PROJECT)
+    check_location(location)
+    _check_id("ranking_config", ranking_config, DEFAULT_RANKING_CONFIG)
+    return f"projects/{project}/locations/{location}/rankingConfigs/{ranking_config}"
 
 
 def is_transient(exc: BaseException) -> bool:

@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_FACET_LIMIT",
     "DEFAULT_MAX_RETURN_RESULTS",
     "DEFAULT_PAGE_SIZE",
+    "DEFAULT_RANKING_MODEL",
     "DEFAULT_SESSION_PAGE_SIZE",
     "MAX_ANSWER_CHARS",
     "MAX_ANSWER_TOKENS",
@@ -33,6 +34,7 @@ __all__ = [
     "MAX_JSONL_FILE_BYTES",
     "MAX_PAGE_SIZE",
     "MAX_PDF_FILE_BYTES",
+    "MAX_RANK_RECORDS",
     "MAX_REPHRASE_STEPS",
     "MAX_SESSION_PAGE_SIZE",
     "MAX_STRUCT_DEPTH",
@@ -41,6 +43,7 @@ __all__ = [
     "MAX_TEXT_FILE_BYTES",
     "MAX_USER_PSEUDO_ID",
     "estimate_tokens",
+    "truncate_tokens",
 ]
 
 # CheckGroundingRequest (v1 reference): "facts: ... at most 200"; "answer_candidate: ... at most
@@ -96,6 +99,14 @@ MAX_SESSION_PAGE_SIZE = 1000
 # so that every result the reply can cite is in the response.
 CONVERSE_RESULTS = 10
 
+# RankRequest.records: "At most 200 records to rank." RankRequest.model: "It is set to
+# semantic-ranker-512@latest by default if unspecified." Tokens per record ("Improve search and
+# RAG quality with ranking API"): "version 003 and earlier support 512 tokens, version 004
+# supports 1024 tokens. If the combined length of the title and content exceeds the model's
+# token limit, the extra content is truncated."
+MAX_RANK_RECORDS = 200
+DEFAULT_RANKING_MODEL = "semantic-ranker-512@latest"
+
 # google.developers.knowledge.v1: SearchDocumentChunksRequest.page_size "default 5";
 # query and filter "at most 500 characters"; BatchGetDocumentsRequest.names "at most 20".
 DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE = 5
@@ -126,3 +137,14 @@ _TOKEN = re.compile(
 def estimate_tokens(text: str) -> int:
     """The tokens of ``text`` as the emulator counts them (a lower bound of a model's count)."""
     return sum(1 for _ in _TOKEN.finditer(text))
+
+
+def truncate_tokens(text: str, limit: int) -> str:
+    """``text`` up to the end of its ``limit``-th token (as ``estimate_tokens`` counts them),
+    reading no further than that token."""
+    if limit <= 0:
+        return ""
+    for count, match in enumerate(_TOKEN.finditer(text), 1):
+        if count == limit:
+            return text[: match.end()]
+    return text

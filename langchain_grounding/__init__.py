@@ -13,6 +13,7 @@ from .answers import DeveloperKnowledgeAnswer, DiscoveryEngineAnswer
 from .callbacks import AsyncGroundingCallbackHandler, GroundingCallbackHandler
 from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
 from .developer_knowledge_search_tool import DeveloperKnowledgeSearchTool
+from .discovery_engine_reranker import DiscoveryEngineReranker
 from .discovery_engine_retriever import DiscoveryEngineRetriever
 from .discovery_engine_search_tool import DiscoveryEngineSearchTool
 from .documents import chunk_to_document
@@ -29,6 +30,7 @@ __all__ = [
     "DeveloperKnowledgeRetriever",
     "DeveloperKnowledgeSearchTool",
     "DiscoveryEngineAnswer",
+    "DiscoveryEngineReranker",
     "DiscoveryEngineRetriever",
     "DiscoveryEngineSearchTool",
     "DiscoveryEngineSummary",

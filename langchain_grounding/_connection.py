@@ -11,6 +11,7 @@ it holds from its fields (the connection too, when a connection field changed).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ConfigDict, Field, PrivateAttr
@@ -86,6 +87,15 @@ class _Settings(StrictArguments):
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
         self.connection.clients.check_picklable()
         return super().__deepcopy__(memo)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with ``update`` assigned field by field, so that it is validated and what
+        the component holds (its connection too) follows the new fields; pydantic's own copy
+        skips both."""
+        copied = super().model_copy(deep=deep)
+        for name, value in (update or {}).items():
+            setattr(copied, name, value)
+        return copied
 
     def _connection_settings(self) -> dict[str, Any]:
         """The keyword arguments of the core connection's ``create``."""

@@ -251,16 +251,6 @@ class GroundingChecker(
         )
         return self
 
-    def model_copy(
-        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
-    ) -> GroundingChecker:
-        """A copy with ``update`` assigned field by field, so that it is validated and the
-        check (and its connection) follow the new fields; pydantic's own copy skips both."""
-        copied = super().model_copy(deep=deep)
-        for name, value in (update or {}).items():
-            setattr(copied, name, value)
-        return copied
-
     @property
     def grounding_check(self) -> GroundingCheck:
         """The core check these fields configure (connection, spec, policy)."""

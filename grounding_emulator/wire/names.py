@@ -30,6 +30,7 @@ __all__ = [
     "parse_answer_name",
     "parse_conversation_name",
     "parse_grounding_config",
+    "parse_ranking_config",
     "parse_serving_config",
     "parse_session_name",
     "parse_session_parent",
@@ -37,6 +38,7 @@ __all__ = [
 
 SERVING_CONFIGS = frozenset({"default_search", "default_config", "default_serving_config"})
 GROUNDING_CONFIGS = frozenset({"default_grounding_config"})
+RANKING_CONFIGS = frozenset({"default_ranking_config"})
 COLLECTIONS = frozenset({"default_collection"})
 LOCATIONS = ("global", "us", "eu")
 MAX_DOCUMENT_NAME = 500
@@ -55,6 +57,10 @@ _SERVING_CONFIG = re.compile(rf"^{_PARENT}/servingConfigs/(?P<serving_config>{_S
 _GROUNDING_CONFIG = re.compile(
     rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
     rf"/groundingConfigs/(?P<grounding_config>{_SEGMENT})$"
+)
+_RANKING_CONFIG = re.compile(
+    rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
+    rf"/rankingConfigs/(?P<ranking_config>{_SEGMENT})$"
 )
 
 
@@ -161,6 +167,26 @@ def parse_grounding_config(name: str, field: str = "grounding_config") -> str:
         raise NotFound(
             f"grounding config {excerpt(match.group('grounding_config'))} not found "
             "(only default_grounding_config)"
+        )
+    return f"projects/{match.group('project')}/locations/{match.group('location')}"
+
+
+def parse_ranking_config(name: str, field: str = "ranking_config") -> str:
+    """Check a ranking config name (``RankRequest.ranking_config``: "such as
+    projects/{project_num}/locations/{location}/rankingConfigs/default_ranking_config"); returns
+    its location path."""
+    match = _match(
+        _RANKING_CONFIG,
+        name,
+        field,
+        "a ranking config name",
+        "projects/{p}/locations/{l}/rankingConfigs/default_ranking_config",
+    )
+    _check_location(match.group("location"), name, field)
+    if match.group("ranking_config") not in RANKING_CONFIGS:
+        raise NotFound(
+            f"ranking config {excerpt(match.group('ranking_config'))} not found "
+            "(only default_ranking_config)"
         )
     return f"projects/{match.group('project')}/locations/{match.group('location')}"
 

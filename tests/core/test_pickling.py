@@ -31,10 +31,12 @@ from grounding_core import (
     DiscoveryEngineChunkSearch,
     DiscoveryEngineClients,
     DiscoveryEngineConnection,
+    DiscoveryEngineRanking,
     DiscoveryEngineSearchSummary,
     GroundingCheck,
     GroundingSource,
     GroundingSpec,
+    RankingRecord,
     RetryPolicy,
 )
 
@@ -107,6 +109,13 @@ def _over_clients(clients: Any) -> Any:
     return DiscoveryEngineChunkSearch.create(connection, data_store_id="test-docs")
 
 
+RANKED = [RankingRecord(content="Birds sing."), RankingRecord(title="Keeper", content=ANSWER)]
+
+
+async def _arank(ranking: Any) -> Any:
+    return await ranking.arank(QUESTION, RANKED)
+
+
 ROWS: dict[str, Row] = {
     "DiscoveryEngineChunkSearch": Row(
         lambda e: DiscoveryEngineChunkSearch.create(
@@ -138,6 +147,13 @@ ROWS: dict[str, Row] = {
         ),
         lambda a: answered(a.answer(QUESTION)),
         _aanswer,
+    ),
+    "DiscoveryEngineRanking": Row(
+        lambda e: DiscoveryEngineRanking.create(
+            de_connection(e), top_n=2, user_labels={"team": "docs"}
+        ),
+        lambda r: r.rank(QUESTION, RANKED),
+        _arank,
     ),
     "GroundingCheck": Row(
         lambda e: GroundingCheck.create(

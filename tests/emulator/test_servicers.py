@@ -41,6 +41,7 @@ DISCOVERY_ENGINE = {
         *CONVERSATION_RPCS,
     ],
     "SessionService": SESSION_RPCS,
+    "RankService": ["Rank"],
 }
 DEVELOPER_KNOWLEDGE = ["SearchDocumentChunks", "GetDocument", "BatchGetDocuments", "AnswerQuery"]
 
@@ -55,7 +56,7 @@ def test_the_method_table_serves_every_rpc_under_every_version():
         for name in names
     } | {f"/google.developers.knowledge.v1.DeveloperKnowledge/{n}" for n in DEVELOPER_KNOWLEDGE}
     assert sorted(m.path for m in methods) == sorted(expected)
-    assert len(methods) == 67
+    assert len(methods) == 70
     streaming = {m.path for m in methods if m.streaming}
     assert streaming == {
         f"/google.cloud.discoveryengine.{v}.ConversationalSearchService/StreamAnswerQuery"
@@ -64,7 +65,7 @@ def test_the_method_table_serves_every_rpc_under_every_version():
     servicers = {m.call.__self__ for m in methods}  # type: ignore[attr-defined]
     # one servicer per service, shared by its versions; SessionServicer also serves the session
     # RPCs of ConversationalSearchService, ConversationServicer its conversation RPCs
-    assert len(servicers) == 6
+    assert len(servicers) == 7
     assert {s.backend for s in servicers} == {backend}
     check = next(
         m for m in methods if m.path.endswith("v1beta.GroundedGenerationService/CheckGrounding")

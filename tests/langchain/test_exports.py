@@ -14,6 +14,7 @@ def test_all_is_pinned_and_sorted():
         "DeveloperKnowledgeRetriever",
         "DeveloperKnowledgeSearchTool",
         "DiscoveryEngineAnswer",
+        "DiscoveryEngineReranker",
         "DiscoveryEngineRetriever",
         "DiscoveryEngineSearchTool",
         "DiscoveryEngineSummary",

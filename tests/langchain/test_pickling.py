@@ -28,6 +28,7 @@ from langchain_grounding import (
     DeveloperKnowledgeRetriever,
     DeveloperKnowledgeSearchTool,
     DiscoveryEngineAnswer,
+    DiscoveryEngineReranker,
     DiscoveryEngineRetriever,
     DiscoveryEngineSearchTool,
     DiscoveryEngineSummary,
@@ -168,6 +169,19 @@ async def aagent_run(middleware: GroundingMiddleware) -> tuple[Any, ...]:
     return agent_result(await agent_of(middleware).ainvoke({"messages": [("user", QUESTION)]}))
 
 
+def reranking() -> dict[str, Any]:
+    """A compressor's call and async call on two documents."""
+    documents = [Document("Birds sing."), Document(ANSWER, metadata={"title": "Keeper"})]
+
+    def ids(ranked: Any) -> Any:
+        return [(d.page_content, d.metadata["rank_score"]) for d in ranked]
+
+    async def acall(component: Any) -> Any:
+        return ids(await component.acompress_documents(documents, QUESTION))
+
+    return {"call": lambda c: ids(c.compress_documents(documents, QUESTION)), "acall": acall}
+
+
 def invoking(value: Any, result: Callable[[Any], Any] = lambda out: out) -> dict[str, Any]:
     """The call and async call of a Runnable on ``value``."""
 
@@ -204,6 +218,10 @@ ROWS: dict[str, Row] = {
     "DeveloperKnowledgeAnswer": Row(
         lambda e: DeveloperKnowledgeAnswer(condenser=QuestionCondenser(), **connection(e)),
         **invoking({"query": "And how do I close it?", "chat_history": HISTORY}, answered),
+    ),
+    "DiscoveryEngineReranker": Row(
+        lambda e: DiscoveryEngineReranker(project_id=PROJECT, top_n=2, **connection(e)),
+        **reranking(),
     ),
     "DiscoveryEngineSummary": Row(
         lambda e: DiscoveryEngineSummary(

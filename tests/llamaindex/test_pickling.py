@@ -18,6 +18,7 @@ from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
 from llama_index.core.llms import MessageRole
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import NodeWithScore, TextNode
 
 import llamaindex_grounding
 from grounding_core import ConfigurationError, RetryPolicy
@@ -29,6 +30,7 @@ from llamaindex_grounding import (
     DeveloperKnowledgeSearchTool,
     DiscoveryEngineAnswerQueryEngine,
     DiscoveryEngineChatEngine,
+    DiscoveryEngineReranker,
     DiscoveryEngineRetriever,
     DiscoveryEngineSearchSummaryQueryEngine,
     DiscoveryEngineSearchTool,
@@ -125,6 +127,25 @@ def calling(method: str, *args: Any, result: Callable[[Any], Any] = responded) -
     return {"call": lambda component: result(getattr(component, method)(*args)), "acall": acall}
 
 
+def reranking() -> dict[str, Any]:
+    """A postprocessor's call and async call on two nodes."""
+    nodes = [
+        NodeWithScore(node=TextNode(text="Birds sing.", id_="b")),
+        NodeWithScore(node=TextNode(text=QUESTION, id_="q")),
+    ]
+
+    def ranked(out: Any) -> Any:
+        return [(n.node.node_id, n.score) for n in out]
+
+    async def acall(component: Any) -> Any:
+        return ranked(await component.apostprocess_nodes(nodes, query_str=QUESTION))
+
+    def call(component: Any) -> Any:
+        return ranked(component.postprocess_nodes(nodes, query_str=QUESTION))
+
+    return {"call": call, "acall": acall}
+
+
 def chatting(message: str) -> dict[str, Any]:
     """A chat engine's first turn (reset first: the engine keeps the conversation)."""
 
@@ -189,6 +210,10 @@ ROWS: dict[str, Row] = {
     "DeveloperKnowledgeAnswerQueryEngine": Row(
         lambda e: DeveloperKnowledgeAnswerQueryEngine(**connection(e)),
         **calling("query", "What does yield do?"),
+    ),
+    "DiscoveryEngineReranker": Row(
+        lambda e: DiscoveryEngineReranker(project_id=PROJECT, top_n=2, **connection(e)),
+        **reranking(),
     ),
     "DiscoveryEngineSearchSummaryQueryEngine": Row(
         lambda e: DiscoveryEngineSearchSummaryQueryEngine(

@@ -117,6 +117,9 @@ LANGCHAIN = {
         project=True,
         target=True,
     ),
+    "DiscoveryEngineReranker": Component(
+        lambda **kw: lc.DiscoveryEngineReranker(**{"project_id": "p", **kw}), project=True
+    ),
     "DiscoveryEngineRetriever": Component(
         lambda **kw: lc.DiscoveryEngineRetriever(**{"project_id": "p", "data_store_id": "d", **kw}),
         project=True,
@@ -154,6 +157,9 @@ LLAMAINDEX = {
         lambda **kw: li.DiscoveryEngineChatEngine(**{"project_id": "p", "engine_id": "e", **kw}),
         project=True,
         target=True,
+    ),
+    "DiscoveryEngineReranker": Component(
+        lambda **kw: li.DiscoveryEngineReranker(**{"project_id": "p", **kw}), project=True
     ),
     "DiscoveryEngineRetriever": Component(
         lambda **kw: li.DiscoveryEngineRetriever(**{"project_id": "p", "data_store_id": "d", **kw}),

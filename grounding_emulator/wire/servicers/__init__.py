@@ -4,7 +4,8 @@ Importing this package defines, and so registers, every servicer: ``search`` (Se
 ``grounded_generation`` (GroundedGenerationService), ``conversational_search``
 (ConversationalSearchService), ``session`` (SessionService, and the session RPCs of
 ConversationalSearchService), ``conversation`` (the conversation RPCs of
-ConversationalSearchService), ``developer_knowledge`` (DeveloperKnowledge). They share one
+ConversationalSearchService), ``developer_knowledge`` (DeveloperKnowledge), ``rank``
+(RankService). They share one
 ``Backend`` (``backend.py``).
 """
 
@@ -13,6 +14,7 @@ from grounding_emulator.wire.servicers.conversation import ConversationServicer
 from grounding_emulator.wire.servicers.conversational_search import ConversationalSearchServicer
 from grounding_emulator.wire.servicers.developer_knowledge import DeveloperKnowledgeServicer
 from grounding_emulator.wire.servicers.grounded_generation import GroundedGenerationServicer
+from grounding_emulator.wire.servicers.rank import RankServicer
 from grounding_emulator.wire.servicers.registry import Method, Servicer, method_table
 from grounding_emulator.wire.servicers.search import SearchServicer
 from grounding_emulator.wire.servicers.session import SessionServicer
@@ -24,6 +26,7 @@ __all__ = [
     "DeveloperKnowledgeServicer",
     "GroundedGenerationServicer",
     "Method",
+    "RankServicer",
     "SearchServicer",
     "Servicer",
     "SessionServicer",

@@ -1,0 +1,1 @@
+"""The Ranking API's scorer (RankService.Rank): each record scored against the query alone."""

@@ -1,0 +1,128 @@
+"""``DiscoveryEngineReranker``: Google's Ranking API as a LangChain document compressor."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.callbacks import Callbacks
+from langchain_core.documents import BaseDocumentCompressor, Document
+from pydantic import Field, PrivateAttr, model_validator
+
+from grounding_core import (
+    DEFAULT_RANKING_CONFIG,
+    DiscoveryEngineRanking,
+    RankedRecord,
+    RankingRecord,
+)
+
+from ._connection import DiscoveryEngineSettings
+
+__all__ = ["RANK_SCORE_KEY", "DiscoveryEngineReranker"]
+
+RANK_SCORE_KEY = "rank_score"
+"""The metadata key of a reranked document's score. Not ``relevance_score``, where
+langchain-google-community's ``VertexAIRank`` puts it: our retrievers' documents have the
+search's ``relevance_score`` there, and every key is kept."""
+
+
+class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
+    """Reranks documents with Google's Ranking API (``RankService.Rank``): use it in a
+    ``ContextualCompressionRetriever`` after a retriever, to put the best chunk first.
+
+    Setup:
+        As for ``DiscoveryEngineRetriever``: Google Cloud credentials, or the emulator
+        (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``). No data store is needed.
+
+    Key init args:
+        top_n: how many documents to keep (``None``: every one, reordered).
+        model: the ranking model (``None``: Google's default; e.g.
+            ``"semantic-ranker-default@latest"``).
+        title_fields: the metadata keys whose values, joined, are the record's title
+            (default ``("title",)``, what our retrievers put there); the content is
+            ``page_content``.
+        ranking_config, user_labels, project_id, location, and the connection fields.
+
+    Instantiate:
+        .. code-block:: python
+
+            from langchain.retrievers import ContextualCompressionRetriever
+            from langchain_grounding import DiscoveryEngineReranker, DiscoveryEngineRetriever
+
+            reranker = DiscoveryEngineReranker(project_id="my-project", top_n=5)
+            retriever = ContextualCompressionRetriever(
+                base_compressor=reranker,
+                base_retriever=DiscoveryEngineRetriever(
+                    project_id="my-project", data_store_id="docs", k=20
+                ),
+            )
+
+    Usage:
+        .. code-block:: python
+
+            docs = reranker.compress_documents(documents, "How do I open a file?")
+            docs[0].metadata["rank_score"]   # every other metadata key kept
+
+    Each document comes back as a copy with every metadata key kept (the search's
+    ``relevance_score`` too) and ``metadata["rank_score"]`` added (0..1), best first. More
+    documents than Google ranks in one request (200) go in several, merged by score.
+    ``acompress_documents`` runs on Google's async client.
+    """
+
+    ranking_config: str = DEFAULT_RANKING_CONFIG
+    model: str | None = None
+    top_n: int | None = Field(default=None, ge=1)
+    title_fields: tuple[str, ...] = ("title",)
+    user_labels: dict[str, str] = Field(default_factory=dict)
+
+    _ranking: DiscoveryEngineRanking = PrivateAttr()
+
+    @model_validator(mode="after")
+    def _build_ranking(self) -> DiscoveryEngineReranker:
+        self._ranking = DiscoveryEngineRanking.create(
+            self.connection,
+            ranking_config=self.ranking_config,
+            model=self.model,
+            top_n=self.top_n,
+            user_labels=self.user_labels,
+        )
+        return self
+
+    @property
+    def ranking(self) -> DiscoveryEngineRanking:
+        """The core component these fields configure."""
+        return self._ranking
+
+    def _record(self, document: Document) -> RankingRecord:
+        title = " ".join(
+            str(document.metadata[key])
+            for key in self.title_fields
+            if document.metadata.get(key) not in (None, "")
+        )
+        return RankingRecord(title=title, content=document.page_content, id=document.id or "")
+
+    @staticmethod
+    def _reordered(documents: Sequence[Document], ranked: list[RankedRecord]) -> list[Document]:
+        return [
+            documents[r.index].model_copy(
+                update={"metadata": {**documents[r.index].metadata, RANK_SCORE_KEY: r.score}}
+            )
+            for r in ranked
+        ]
+
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        """``documents`` ranked against ``query``, best first (at most ``top_n``)."""
+        if not documents:
+            return []
+        ranked = self._ranking.rank(query, [self._record(d) for d in documents])
+        return self._reordered(documents, ranked)
+
+    async def acompress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        """Async ``compress_documents``, on Google's async client."""
+        if not documents:
+            return []
+        ranked = await self._ranking.arank(query, [self._record(d) for d in documents])
+        return self._reordered(documents, ranked)

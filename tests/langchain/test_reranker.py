@@ -1,0 +1,87 @@
+"""DiscoveryEngineReranker: a document compressor over the Ranking API, in a
+ContextualCompressionRetriever over our retriever, sync and async, against the emulator."""
+
+import pytest
+from langchain_classic.retrievers import ContextualCompressionRetriever
+from langchain_core.documents import BaseDocumentCompressor, Document
+from pydantic import ValidationError
+
+from grounding_core import InputError
+from langchain_grounding import DiscoveryEngineReranker, DiscoveryEngineRetriever
+
+PROJECT = "test-project"
+QUERY = "How does the with statement work?"
+WITH = "https://docs.python.org/3.11/reference/compound_stmts.html#with"
+
+
+def reranker(emulator, **fields):
+    return DiscoveryEngineReranker(project_id=PROJECT, emulator_host=emulator.address, **fields)
+
+
+@pytest.fixture
+def retriever(emulator):
+    return DiscoveryEngineRetriever(
+        project_id=PROJECT, data_store_id="python-docs", k=20, emulator_host=emulator.address
+    )
+
+
+async def test_in_a_contextual_compression_retriever(emulator, retriever):
+    assert isinstance(reranker(emulator), BaseDocumentCompressor)
+    compressed = ContextualCompressionRetriever(
+        base_compressor=reranker(emulator, top_n=3), base_retriever=retriever
+    )
+    documents = compressed.invoke(QUERY)
+    assert len(documents) == 3
+    assert documents[0].metadata["source"] == WITH
+    scores = [d.metadata["rank_score"] for d in documents]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0 < s <= 1 for s in scores)
+    originals = {d.id: d for d in retriever.invoke(QUERY)}
+    for document in documents:  # every metadata key kept, the score added
+        original = originals[document.id]
+        assert document.page_content == original.page_content
+        assert document.metadata == {
+            **original.metadata,
+            "rank_score": document.metadata["rank_score"],
+        }
+        assert "rank_score" not in original.metadata
+    assert await compressed.ainvoke(QUERY) == documents
+
+
+async def test_async_runs_on_the_async_client(emulator, monkeypatch):
+    docs = [
+        Document("Use open() to open a file.", metadata={"title": "Files"}, id="f"),
+        Document("Birds sing in the morning.", metadata={"title": "Birds"}, id="b"),
+    ]
+
+    def no_sync(*args, **kwargs):
+        raise AssertionError("the sync client was used by acompress_documents")
+
+    monkeypatch.setattr("grounding_core.ranking.rank", no_sync)
+    ranked = await reranker(emulator).acompress_documents(docs, "How do I open a file?")
+    assert [d.id for d in ranked] == ["f", "b"]
+
+
+def test_the_title_fields_feed_the_title(emulator):
+    docs = [
+        Document("It is about something.", metadata={"title": "Lighthouse keepers"}, id="t"),
+        Document("It is about something.", metadata={"heading": "Lighthouse keepers"}, id="h"),
+    ]
+    by_title = reranker(emulator).compress_documents(docs, "lighthouse keepers")
+    assert [d.id for d in by_title] == ["t", "h"]
+    by_heading = reranker(emulator, title_fields=("heading",)).compress_documents(
+        docs, "lighthouse keepers"
+    )
+    assert [d.id for d in by_heading] == ["h", "t"]
+    assert reranker(emulator).compress_documents([], "q") == []
+
+
+def test_bad_settings_and_inputs(emulator):
+    with pytest.raises(ValidationError, match="top_n"):
+        reranker(emulator, top_n=0)
+    with pytest.raises(ValidationError, match="user_labels"):
+        reranker(emulator, user_labels={"Bad": "x"})
+    with pytest.raises(InputError, match="records\\[0\\] has neither a title nor a content"):
+        reranker(emulator).compress_documents([Document("")], "q")
+    copied = reranker(emulator, top_n=2).model_copy(update={"top_n": 1})
+    assert copied.ranking.spec.top_n == 1
