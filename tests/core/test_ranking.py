@@ -67,7 +67,9 @@ def test_bad_settings():
     connection = DiscoveryEngineConnection.create(project_id="p", emulator_host="h:1")
     with pytest.raises(ConfigurationError, match="top_n must be at least 1"):
         DiscoveryEngineRanking.create(connection, top_n=-1)
-    with pytest.raises(ConfigurationError, match="ranking_config .a/b. is not a valid resource id"):
+    with pytest.raises(
+        ConfigurationError, match=r"ranking_config 'a/b' is not a valid resource id"
+    ):
         DiscoveryEngineRanking.create(connection, ranking_config="a/b")
     spec = RankingSpec(model="m", top_n=2, user_labels={"k": "v"})
     assert pickle.loads(pickle.dumps(spec)) == spec
