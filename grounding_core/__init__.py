@@ -130,6 +130,7 @@ from .peer_arguments import (
     translate_peer_arguments,
 )
 from .ranking import (
+    DEFAULT_TITLE_FIELDS,
     MAX_RANK_RECORDS,
     DiscoveryEngineRanking,
     RankedRecord,
@@ -137,6 +138,7 @@ from .ranking import (
     RankingSpec,
     arank,
     rank,
+    record_title,
 )
 from .records import (
     EMPTY_ANSWER,
@@ -288,6 +290,7 @@ __all__ = [
     "DEFAULT_SERVING_CONFIG",
     "DEFAULT_SUMMARY_RESULT_COUNT",
     "DEFAULT_TIMEOUT",
+    "DEFAULT_TITLE_FIELDS",
     "DEFAULT_TOOL_MAX_K",
     "DEFAULT_WEAK_BELOW",
     "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
@@ -468,6 +471,7 @@ __all__ = [
     "peer_table_of",
     "rank",
     "ranking_config_path",
+    "record_title",
     "refuse_unknown_arguments",
     "report_citations",
     "resolve_project",

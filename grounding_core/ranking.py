@@ -37,6 +37,7 @@ from .specs import check_user_labels
 from .validation import check_field_types, check_request_size
 
 __all__ = [
+    "DEFAULT_TITLE_FIELDS",
     "MAX_RANK_RECORDS",
     "DiscoveryEngineRanking",
     "RankedRecord",
@@ -45,12 +46,26 @@ __all__ = [
     "arank",
     "rank",
     "rank_requests",
+    "record_title",
 ]
 
 MAX_RANK_RECORDS = 200
 """``RankRequest.records``: "At most 200 records to rank"."""
 
 OPERATION = "Rank"
+
+DEFAULT_TITLE_FIELDS = ("title",)
+"""The metadata keys whose values make a record's title: what our retrievers put there."""
+
+
+def record_title(metadata: Mapping[str, Any], fields: Sequence[str] = DEFAULT_TITLE_FIELDS) -> str:
+    """The title of a document or node for Rank: the values of ``fields`` in ``metadata``,
+    joined by spaces (missing and empty ones left out).
+
+    >>> record_title({"title": "Files", "section": "io"}, ("title", "section", "page"))
+    'Files io'
+    """
+    return " ".join(str(metadata[key]) for key in fields if metadata.get(key) not in (None, ""))
 
 
 @dataclass(frozen=True, slots=True)

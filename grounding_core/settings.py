@@ -299,10 +299,7 @@ def grounding_config_path(
     >>> grounding_config_path("my-project")
     'projects/my-project/locations/global/groundingConfigs/default_grounding_config'
     """
-    _check_id("project", project, "my-project", _PROJECT)
-    check_location(location)
-    _check_id("grounding_config", grounding_config, DEFAULT_GROUNDING_CONFIG)
-    return f"projects/{project}/locations/{location}/groundingConfigs/{grounding_config}"
+    return _config_path(project, location, "grounding", grounding_config, DEFAULT_GROUNDING_CONFIG)
 
 
 def ranking_config_path(
@@ -315,10 +312,15 @@ def ranking_config_path(
     >>> ranking_config_path("my-project")
     'projects/my-project/locations/global/rankingConfigs/default_ranking_config'
     """
+    return _config_path(project, location, "ranking", ranking_config, DEFAULT_RANKING_CONFIG)
+
+
+def _config_path(project: str, location: str, kind: str, config: str, default: str) -> str:
+    """``projects/{project}/locations/{location}/{kind}Configs/{config}``, each part checked."""
     _check_id("project", project, "my-project", _PROJECT)
     check_location(location)
-    _check_id("ranking_config", ranking_config, DEFAULT_RANKING_CONFIG)
-    return f"projects/{project}/locations/{location}/rankingConfigs/{ranking_config}"
+    _check_id(f"{kind}_config", config, default)
+    return f"projects/{project}/locations/{location}/{kind}Configs/{config}"
 
 
 def is_transient(exc: BaseException) -> bool:

@@ -10,9 +10,11 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
     DEFAULT_RANKING_CONFIG,
+    DEFAULT_TITLE_FIELDS,
     DiscoveryEngineRanking,
     RankedRecord,
     RankingRecord,
+    record_title,
 )
 
 from ._connection import DiscoveryEngineSettings
@@ -71,7 +73,7 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
     ranking_config: str = DEFAULT_RANKING_CONFIG
     model: str | None = None
     top_n: int | None = Field(default=None, ge=1)
-    title_fields: tuple[str, ...] = ("title",)
+    title_fields: tuple[str, ...] = DEFAULT_TITLE_FIELDS
     user_labels: dict[str, str] = Field(default_factory=dict)
 
     _ranking: DiscoveryEngineRanking = PrivateAttr()
@@ -93,11 +95,7 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
         return self._ranking
 
     def _record(self, document: Document) -> RankingRecord:
-        title = " ".join(
-            str(document.metadata[key])
-            for key in self.title_fields
-            if document.metadata.get(key) not in (None, "")
-        )
+        title = record_title(document.metadata, self.title_fields)
         return RankingRecord(title=title, content=document.page_content, id=document.id or "")
 
     @staticmethod

@@ -13,12 +13,15 @@ from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_RANKING_CONFIG,
+    DEFAULT_TITLE_FIELDS,
+    ConfigurationError,
     DiscoveryEngineConnection,
     DiscoveryEngineConnectionArgs,
     DiscoveryEngineRanking,
     InputError,
     RankedRecord,
     RankingRecord,
+    record_title,
     refuse_unknown_arguments,
 )
 
@@ -69,7 +72,7 @@ class DiscoveryEngineReranker(BaseNodePostprocessor):
         *,
         top_n: int | None = None,
         model: str | None = None,
-        title_fields: Sequence[str] = ("title",),
+        title_fields: Sequence[str] = DEFAULT_TITLE_FIELDS,
         ranking_config: str = DEFAULT_RANKING_CONFIG,
         user_labels: Mapping[str, str] | None = None,
         callback_manager: CallbackManager | None = None,
@@ -83,6 +86,10 @@ class DiscoveryEngineReranker(BaseNodePostprocessor):
             top_n=top_n,
             user_labels=user_labels,
         )
+        if isinstance(title_fields, str) or not all(isinstance(f, str) for f in title_fields):
+            raise ConfigurationError(
+                "title_fields must be a sequence of metadata keys (strings), e.g. ('title',)"
+            )
         self._title_fields = tuple(title_fields)
 
     def __repr__(self) -> str:
@@ -103,10 +110,7 @@ class DiscoveryEngineReranker(BaseNodePostprocessor):
         return self._ranking
 
     def _record(self, item: NodeWithScore) -> RankingRecord:
-        metadata = item.node.metadata
-        title = " ".join(
-            str(metadata[key]) for key in self._title_fields if metadata.get(key) not in (None, "")
-        )
+        title = record_title(item.node.metadata, self._title_fields)
         content = item.node.get_content(metadata_mode=MetadataMode.NONE)
         return RankingRecord(title=title, content=content, id=item.node.node_id)
 

@@ -110,3 +110,11 @@ async def test_errors_are_translated(ranking, emulator):
     emulator.faults.fail("Rank", code="UNAVAILABLE", times=1)
     with pytest.raises(ServiceUnavailableError):
         ranking.rank(QUERY, RECORDS)
+
+
+def test_record_title():
+    from grounding_core import record_title
+
+    assert record_title({"title": "Files"}) == "Files"
+    assert record_title({"title": "", "h": None, "n": 0}, ("title", "h", "n")) == "0"
+    assert record_title({}) == ""

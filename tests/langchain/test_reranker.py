@@ -85,3 +85,14 @@ def test_bad_settings_and_inputs(emulator):
         reranker(emulator).compress_documents([Document("")], "q")
     copied = reranker(emulator, top_n=2).model_copy(update={"top_n": 1})
     assert copied.ranking.spec.top_n == 1
+
+
+def test_title_fields_and_the_stand_in_models_pace_are_checked(emulator):
+    from langchain_grounding import ExtractiveChatModel
+
+    with pytest.raises(ValidationError, match="title_fields"):
+        reranker(emulator, title_fields=[3])
+    for bad in (-0.1, 11):
+        with pytest.raises(ValidationError, match="token_delay"):
+            ExtractiveChatModel(token_delay=bad)
+    assert ExtractiveChatModel(token_delay=10).token_delay == 10

@@ -70,3 +70,11 @@ def test_bad_settings_and_inputs(emulator):
     with pytest.raises(InputError, match="needs the query"):
         reranker(emulator).postprocess_nodes([node])
     assert reranker(emulator).postprocess_nodes([], query_str="q") == []
+
+
+def test_title_fields_are_metadata_keys(emulator):
+    for bad in ("title", ["title", 3]):
+        with pytest.raises(
+            ConfigurationError, match="title_fields must be a sequence of metadata keys"
+        ):
+            reranker(emulator, title_fields=bad)
