@@ -18,7 +18,15 @@ transport is built on ``grpc.insecure_channel(address)`` with anonymous credenti
 - ``llama_index.retrievers.vertexai_search.VertexAISearchRetriever``: built with
   ``credentials=AnonymousCredentials()``, then its ``_client`` attribute is replaced by a
   ``discoveryengine_v1beta.SearchServiceClient`` (the version it imports) on the insecure
-  channel.
+  channel;
+- ``langchain_google_community.VertexAIRank``: given
+  ``client=discoveryengine_v1alpha.RankServiceClient(...)`` on the insecure channel, and
+  ``ranking_config="default_ranking_config"`` (its default, ``default_config``, is not the
+  config Google documents);
+- ``llama_index.postprocessor.google_rerank.GoogleRerank``: built with
+  ``credentials=AnonymousCredentials()``, then its ``_client`` is replaced by a
+  ``discoveryengine_v1.RankServiceClient`` on the insecure channel and, inside the event loop
+  that uses it, its ``_async_client`` by a ``RankServiceAsyncClient`` on an ``aio`` channel.
 """
 
 from __future__ import annotations
@@ -89,6 +97,49 @@ def _langchain_checker(setup: dict[str, Any]) -> Any:
     return VertexAICheckGroundingWrapper(project_id=setup["project"], client=client)
 
 
+def _langchain_reranker(setup: dict[str, Any]) -> Any:
+    from google.cloud import discoveryengine_v1alpha
+    from langchain_google_community.vertex_rank import (  # type: ignore[import-not-found, import-untyped, unused-ignore]
+        VertexAIRank,
+    )
+
+    client_cls = discoveryengine_v1alpha.RankServiceClient
+    transport = _transport(client_cls.get_transport_class("grpc"), setup["address"])
+    return VertexAIRank(
+        project_id=setup["project"],
+        ranking_config="default_ranking_config",
+        top_n=setup["top_n"],
+        title_field="title",
+        client=client_cls(transport=transport),
+    )
+
+
+def _llamaindex_reranker(setup: dict[str, Any]) -> Any:
+    from google.cloud import discoveryengine_v1
+    from llama_index.postprocessor.google_rerank import (  # type: ignore[import-not-found, import-untyped, unused-ignore]
+        GoogleRerank,
+    )
+
+    reranker = GoogleRerank(
+        project_id=setup["project"], top_n=setup["top_n"], credentials=_anonymous()
+    )
+    client_cls = discoveryengine_v1.RankServiceClient
+    transport = _transport(client_cls.get_transport_class("grpc"), setup["address"])
+    reranker._client = client_cls(transport=transport)
+    return reranker
+
+
+def _async_rank_client(address: str) -> Any:
+    """A v1 ``RankServiceAsyncClient`` on an ``aio`` channel of the running event loop."""
+    from google.cloud import discoveryengine_v1
+
+    client_cls = discoveryengine_v1.RankServiceAsyncClient
+    transport = client_cls.get_transport_class("grpc_asyncio")(
+        channel=grpc.aio.insecure_channel(address), credentials=_anonymous()
+    )
+    return client_cls(transport=transport)
+
+
 def plain_object(item: Any) -> dict[str, Any]:
     """A returned Document or NodeWithScore as JSON-safe fields."""
     if hasattr(item, "page_content"):  # LangChain Document
@@ -110,6 +161,8 @@ class Driver:
         self.retriever: Any = None
         self.framework = ""
         self.checker: Any = None
+        self.reranker: Any = None
+        self.address = ""
 
     def setup_retriever(self, command: dict[str, Any]) -> dict[str, Any]:
         self.framework = command["framework"]
@@ -154,6 +207,65 @@ class Driver:
                 await asyncio.gather(*(acall(q) for q in queries))
                 gathers.append(time.perf_counter() - start)
             return {"singles": singles, "seconds": gathers}
+
+        return asyncio.run(rounds())
+
+    def setup_reranker(self, command: dict[str, Any]) -> dict[str, Any]:
+        self.framework = command["framework"]
+        self.address = command["address"]
+        build = _langchain_reranker if self.framework == "langchain" else _llamaindex_reranker
+        self.reranker = build(command)
+        return {}
+
+    def _rerank_inputs(self, records: list[dict[str, str]]) -> Any:
+        if self.framework == "langchain":
+            from langchain_core.documents import Document
+
+            return [
+                Document(page_content=r["text"], metadata={"title": r["title"]}) for r in records
+            ]
+        from llama_index.core.schema import NodeWithScore, TextNode
+
+        return [
+            NodeWithScore(node=TextNode(text=r["text"], metadata={"title": r["title"]}), score=1.0)
+            for r in records
+        ]
+
+    def _rerank_calls(self) -> tuple[Callable[[Any, str], Any], Callable[[Any, str], Any]]:
+        reranker = self.reranker
+        if self.framework == "langchain":
+            return reranker.compress_documents, reranker.acompress_documents
+        return (
+            lambda nodes, query: reranker.postprocess_nodes(nodes, query_str=query),
+            lambda nodes, query: reranker.apostprocess_nodes(nodes, query_str=query),
+        )
+
+    def rerank(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Per round: the seconds of one sync call, then the wall time of ``asyncio.gather``
+        over ``fan_out`` async calls; the texts of the first call's results, in order."""
+        inputs = self._rerank_inputs(command["records"])
+        call, acall = self._rerank_calls()
+        query = command["query"]
+        first = call(inputs, query)
+        texts = [
+            item.page_content if hasattr(item, "page_content") else item.node.get_content()
+            for item in first
+        ]
+
+        async def rounds() -> dict[str, Any]:
+            if self.framework == "llamaindex":
+                self.reranker._async_client = _async_rank_client(self.address)
+            await acall(inputs, query)  # warms the channel up
+            singles: list[float] = []
+            gathers: list[float] = []
+            for _ in range(command["repeat"]):
+                start = time.perf_counter()
+                call(inputs, query)
+                singles.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                await asyncio.gather(*(acall(inputs, query) for _ in range(command["fan_out"])))
+                gathers.append(time.perf_counter() - start)
+            return {"singles": singles, "gathers": gathers, "texts": texts}
 
         return asyncio.run(rounds())
 

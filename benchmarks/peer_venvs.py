@@ -16,7 +16,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LANGCHAIN_PEER", "LLAMAINDEX_PEER", "PEERS", "VENVS", "PeerEnv", "isolated_env"]
+__all__ = [
+    "LANGCHAIN_PEER",
+    "LLAMAINDEX_PEER",
+    "LLAMAINDEX_RERANK_PEER",
+    "PEERS",
+    "VENVS",
+    "PeerEnv",
+    "isolated_env",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -80,4 +88,8 @@ LLAMAINDEX_PEER = PeerEnv(
     "llama-index-retrievers-vertexai-search",
     ("llama-index-retrievers-vertexai-search==0.5.0",),
 )
-PEERS = (LANGCHAIN_PEER, LLAMAINDEX_PEER)
+LLAMAINDEX_RERANK_PEER = PeerEnv(
+    "llama-index-postprocessor-google-rerank",
+    ("llama-index-postprocessor-google-rerank==0.2.0",),
+)
+PEERS = (LANGCHAIN_PEER, LLAMAINDEX_PEER, LLAMAINDEX_RERANK_PEER)

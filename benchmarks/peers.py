@@ -15,9 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.child_process import PipedChild
-from benchmarks.peer_venvs import LANGCHAIN_PEER, LLAMAINDEX_PEER, PeerEnv, isolated_env
+from benchmarks.peer_venvs import (
+    LANGCHAIN_PEER,
+    LLAMAINDEX_PEER,
+    LLAMAINDEX_RERANK_PEER,
+    PeerEnv,
+    isolated_env,
+)
 
-__all__ = ["LANGCHAIN_PEER", "LLAMAINDEX_PEER", "PeerError", "PeerProcess"]
+__all__ = [
+    "LANGCHAIN_PEER",
+    "LLAMAINDEX_PEER",
+    "LLAMAINDEX_RERANK_PEER",
+    "PeerError",
+    "PeerProcess",
+]
 
 DRIVER = Path(__file__).with_name("peer_driver.py")
 

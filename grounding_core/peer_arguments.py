@@ -56,6 +56,7 @@ __all__ = [
     "PEER_DATA_STORE_ENV_VAR",
     "PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS",
     "PEER_PROJECT_ENV_VAR",
+    "PEER_RANKER_ARGUMENTS",
     "PEER_RETRIEVER_ARGUMENTS",
     "PEER_SUMMARY_ARGUMENTS",
     "PeerArgument",
@@ -353,6 +354,18 @@ def _ignored_text(peer_name: str) -> Convert:
     return convert
 
 
+def _title_field(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, str):
+        raise InputError(
+            f"title_field must be a metadata key (a string), got {type(value).__name__}: write "
+            "title_fields=('title',) instead",
+            field="title_field",
+        )
+    return {"title_fields": (value,)}
+
+
 def _engine_data_type(value: Any) -> dict[str, Any]:
     _ENGINE_DATA_TYPE(value)
     return {"search_mode": "documents"}
@@ -464,6 +477,7 @@ def _summary_spec_kwargs(value: Any) -> dict[str, Any]:
 _RETRIEVER = "VertexAISearchRetriever"
 _CHECKER = "VertexAICheckGroundingWrapper"
 _SUMMARY = "VertexAISearchSummaryTool"
+_RANK = "VertexAIRank"
 
 
 def _location_id(package: str, component: str) -> PeerArgument:
@@ -695,6 +709,45 @@ PEER_CHECKER_ARGUMENTS = PeerTable(
 )
 """LangChain's ``GroundingChecker``: langchain-google-community's
 ``VertexAICheckGroundingWrapper`` names."""
+
+
+PEER_RANKER_ARGUMENTS = PeerTable(
+    (
+        _location_id(LANGCHAIN_PEER, _RANK),
+        _CREDENTIALS_PATH,
+        PeerArgument(LANGCHAIN_PEER, _RANK, "title_field", ("title_fields",), _title_field),
+        PeerArgument(
+            LANGCHAIN_PEER,
+            _RANK,
+            "id_field",
+            (),
+            _ignored_text("id_field"),
+            "each document comes back whole (its id and every metadata key), so records need "
+            "no id field",
+        ),
+        PeerArgument(
+            LANGCHAIN_PEER,
+            _RANK,
+            "ignore_record_details_in_response",
+            (),
+            _ignored_flag("ignore_record_details_in_response"),
+            "the reranker always asks Google for ids and scores only and returns your documents",
+        ),
+        PeerArgument(
+            LANGCHAIN_PEER,
+            _RANK,
+            "client",
+            (),
+            None,
+            "the reranker builds Google's clients itself (sync and async, with timeouts and "
+            "retries); pass credentials=, client_options= (e.g. {'api_endpoint': ...}) or "
+            "emulator_host= instead",
+        ),
+    )
+)
+"""LangChain's ``DiscoveryEngineReranker``: langchain-google-community's ``VertexAIRank``
+names (``project_id``, ``ranking_config``, ``model``, ``top_n``, ``credentials`` and
+``timeout`` are the same names)."""
 
 
 def _summary_defaults(

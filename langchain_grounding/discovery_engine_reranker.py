@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
@@ -11,7 +12,9 @@ from pydantic import Field, PrivateAttr, model_validator
 from grounding_core import (
     DEFAULT_RANKING_CONFIG,
     DEFAULT_TITLE_FIELDS,
+    PEER_RANKER_ARGUMENTS,
     DiscoveryEngineRanking,
+    PeerTable,
     RankedRecord,
     RankingRecord,
     record_title,
@@ -77,6 +80,7 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
     user_labels: dict[str, str] = Field(default_factory=dict)
 
     _ranking: DiscoveryEngineRanking = PrivateAttr()
+    _peer_arguments: ClassVar[PeerTable] = PEER_RANKER_ARGUMENTS
 
     @model_validator(mode="after")
     def _build_ranking(self) -> DiscoveryEngineReranker:

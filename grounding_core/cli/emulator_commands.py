@@ -203,6 +203,7 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         allow_remote=args.allow_remote,
         developer_knowledge_data_store=args.developer_knowledge_store,
         stop_grace=DEFAULT_STOP_GRACE if args.grace is None else args.grace,
+        rerank_search=args.rerank_search,
     )
     try:
         server.start()

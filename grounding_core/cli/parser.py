@@ -12,6 +12,7 @@ from typing import Any
 
 from grounding_core.annotate import DEFAULT_WEAK_BELOW
 from grounding_core.connection import GROUNDING_DATA_STORE
+from grounding_core.ranking import MAX_RANK_RECORDS
 from grounding_core.settings import (
     DEFAULT_COLLECTION,
     DEFAULT_GROUNDING_CONFIG,
@@ -103,6 +104,19 @@ def _seconds(value: str) -> float:
         ) from exc
     if not 0.0 <= number < float("inf"):
         raise argparse.ArgumentTypeError(f"expected seconds (a finite number >= 0), got {value}")
+    return number
+
+
+def _rerank_count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a number of results, got {value!r}") from exc
+    if not 0 <= number <= MAX_RANK_RECORDS:
+        raise argparse.ArgumentTypeError(
+            f"expected 0 (off) to {MAX_RANK_RECORDS} (the records a Rank request takes), "
+            f"got {number}"
+        )
     return number
 
 
@@ -230,6 +244,15 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=BUILTIN_DATA_STORE,
         metavar="ID",
         help="data store behind the Developer Knowledge service",
+    )
+    serve.add_argument(
+        "--rerank-search",
+        type=_rerank_count,
+        default=0,
+        metavar="N",
+        help="Search, AnswerQuery and ConverseConversation rerank their first N results with "
+        "the emulator's Rank scorer, as an engine with a ranking step would (default: 0, off; "
+        "at most 200)",
     )
     serve.add_argument(
         "--judge-script",

@@ -92,7 +92,8 @@ class AnswerParams:
     ``max_rephrase_steps`` (< 1: one step) are the query rephraser's; ``spell_correction``
     searches with a corrected query (``search/spelling.py``; AnswerQuery's default, off with
     ``disable_spell_correction``); ``data_store_filters`` the ``(field, filter)`` pairs of the
-    data store specs.
+    data store specs; ``rerank_top`` reranks the first results searched (the emulator's
+    ``rerank_search`` option, ``search/reranking.py``).
     """
 
     query: str
@@ -111,6 +112,7 @@ class AnswerParams:
     classification_types: tuple[str, ...] = ()
     ignore_adversarial_query: bool = False
     mode: Mode = "chunks"
+    rerank_top: int = 0
     data_store_filters: tuple[tuple[str, str], ...] = ()
     history: tuple[str, ...] = ()
     rephrase: bool = True
@@ -196,6 +198,7 @@ def _retrieve(store: DataStore, params: AnswerParams, query: str) -> tuple[list[
             dialect=params.dialect,
             data_store_filters=params.data_store_filters,
             spell_correction="AUTO" if params.spell_correction else "",
+            rerank_top=params.rerank_top,
         ),
     )
     return source_hits(store, page.hits), page.query or query

@@ -101,6 +101,11 @@ class SemanticIndex:
         return cls(embedder, vectors, sentence_vectors, owners, [text_key(t) for t in flat])
 
     @property
+    def embedder(self) -> Embedder:
+        """The model that embeds queries (and new texts) for these vectors."""
+        return self._embedder
+
+    @property
     def model_id(self) -> str:
         """The model the vectors come from."""
         return self._embedder.model_id

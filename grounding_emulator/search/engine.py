@@ -43,6 +43,9 @@ Search options (``SearchRequest`` v1 field docs):
 - ``data_store_specs`` (checked by the servicer): each spec's ``filter`` applies with the
   request's (both must match), its boosts add to the request's.
 - ``facet_specs`` (``facets.py``): counted over every matching document.
+
+``rerank_top`` (not a request field: the emulator's ``rerank_search`` option, 0 = off) reranks
+the first results with the Rank scorer (``reranking.py``).
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ from grounding_emulator.search.filters import (
     parse_filter,
 )
 from grounding_emulator.search.fusion import fuse, hybrid, keyword_relevance
+from grounding_emulator.search.reranking import rerank
 from grounding_emulator.search.spelling import correct_query
 
 __all__ = [
@@ -148,6 +152,7 @@ class SearchParams:
     facets: tuple[FacetRequest, ...] = ()
     num_previous_segments: int = 0
     num_next_segments: int = 0
+    rerank_top: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,6 +524,7 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
     ranking = (scores.relevance if query.strip() else np.ones(size, np.float32)) * chunk_boost
     expanded = False
     pinned = 0
+    pin_mask = None
     # Whether to expand is decided under the canonical filter when one is given.
     expands = params.query_expansion and bool(query.strip())
     counted = scores
@@ -534,9 +540,14 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
             ranking = scores.relevance * chunk_boost
             if params.pin_unexpanded_results:
                 pinned = _match_count(store, exact, documents_mode)
+                pin_mask = exact
                 # Above every expanded result, in their own order.
                 ranking = np.where(exact, ranking + float(ranking.max()) + 1.0, ranking)
     candidate = scores.candidate
+    if params.rerank_top and query.strip():
+        ranking = rerank(
+            store, query, np.flatnonzero(candidate), ranking, pin_mask, params.rerank_top
+        )
     facts = {
         "corrected_query": corrected,
         "query": query,

@@ -40,6 +40,7 @@ from grounding_emulator.corpus.store import CorpusStore
 from grounding_emulator.errors import ListenError
 from grounding_emulator.grounding.judge import Judge
 from grounding_emulator.grounding.lexical.judge import LexicalJudge
+from grounding_emulator.search.reranking import check_rerank_top
 from grounding_emulator.wire.drain import CallGate
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.handlers import generic_handlers
@@ -137,6 +138,9 @@ class EmulatorServer:
         max_workers: threads serving calls (delayed calls hold one each).
         max_request_bytes: the largest request served (serialized bytes).
         stop_grace: seconds ``stop()`` gives calls in flight to complete.
+        rerank_search: Search, AnswerQuery and ConverseConversation on Discovery Engine rerank
+            their first ``rerank_search`` results with the Rank scorer, as an engine with a
+            ranking step would (0, the default: off; at most 200).
     """
 
     def __init__(
@@ -151,6 +155,7 @@ class EmulatorServer:
         max_workers: int = DEFAULT_MAX_WORKERS,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         stop_grace: float = DEFAULT_STOP_GRACE,
+        rerank_search: int = 0,
     ) -> None:
         if not allow_remote and not is_loopback(host):
             raise ValueError(
@@ -175,7 +180,10 @@ class EmulatorServer:
             store = CorpusStore()
             store.add_builtin()
         self.backend = Backend(
-            store, LexicalJudge() if judge is None else judge, developer_knowledge_data_store
+            store,
+            LexicalJudge() if judge is None else judge,
+            developer_knowledge_data_store,
+            rerank_search=check_rerank_top(rerank_search),
         )
         self.host = host
         self.faults = FaultInjector()

@@ -41,7 +41,7 @@ EXTERNAL = {
     "DeprecationWarning", "RuntimeError",
     # The peers and their docs' names (docs/migrating.md)
     "VertexAISearchRetriever", "VertexAICheckGroundingWrapper", "VertexAIMultiTurnSearchRetriever",
-    "VertexAISearchSummaryTool", "VertexAIRank", "ChatVertexAI", "BaseTool",
+    "VertexAISearchSummaryTool", "VertexAIRank", "GoogleRerank", "ChatVertexAI", "BaseTool",
 }  # fmt: skip
 
 CODE_BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_emulator.search.eval import FLOORS, evaluate, load_questions, ranked_documents
+from grounding_emulator.search.eval import (
+    FLOORS,
+    RERANKED_CHUNKS,
+    evaluate,
+    load_questions,
+    ranked_documents,
+)
 
 
 def test_eval_set_is_labeled_and_mostly_paraphrased():
@@ -39,6 +45,18 @@ def test_retrieval_quality_keeps_its_floor(emulator):
     scores = evaluate(snapshot, load_questions())
     floor = FLOORS[mode]
     assert scores.count == len(load_questions())
+    assert scores.recall_at_5 >= floor.recall_at_5, (mode, scores)
+    assert scores.mrr_at_10 >= floor.mrr_at_10, (mode, scores)
+
+
+def test_reranked_quality_keeps_its_floor(emulator):
+    snapshot = emulator.store.get("python-docs")
+    mode = "bm25" if snapshot.semantic is None else "hybrid"
+    questions = load_questions()
+    scores = evaluate(snapshot, questions, chunks=RERANKED_CHUNKS, rerank_top=RERANKED_CHUNKS)
+    plain = evaluate(snapshot, questions, chunks=RERANKED_CHUNKS)
+    assert scores != plain  # the order changed
+    floor = FLOORS[f"{mode} reranked"]
     assert scores.recall_at_5 >= floor.recall_at_5, (mode, scores)
     assert scores.mrr_at_10 >= floor.mrr_at_10, (mode, scores)
 

@@ -157,3 +157,26 @@ def test_langchain_streaming(run_example):
     assert cited[0][0] == "0"
     assert int(cited[0][1]) == len(parts[0])
     assert cited[2][2].endswith("/documents/context-managers/chunks/c1")
+
+
+def test_langchain_rerank(run_example):
+    out = run_example("langchain_rerank")
+    lines = out.splitlines()
+    assert lines[0] == "Question: How do I catch several exceptions in one handler?"
+    assert lines[1] == "Search, first 3 of 20:"
+    assert lines[5] == "Reranked, best 3:"
+    searched = [re.fullmatch(r"  search (0\.\d\d) · (.+)", line) for line in lines[2:5]]
+    reranked = [
+        re.fullmatch(r"  rank (0\.\d\d) · search (0\.\d\d) · (.+)", line) for line in lines[6:9]
+    ]
+    assert all(searched)
+    assert all(reranked)
+    ranks = [float(m.group(1)) for m in reranked]
+    assert ranks == sorted(ranks, reverse=True)
+    assert ranks[0] > 0
+    assert [float(m.group(1)) for m in searched] == sorted(
+        (float(m.group(1)) for m in searched), reverse=True
+    )
+    # the reranked order is not the search's: a chunk from below the first 3 moved up
+    assert [m.group(3) for m in reranked] != [m.group(2) for m in searched]
+    assert lines[9] == "async gives the same: True"

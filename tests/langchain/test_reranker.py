@@ -96,3 +96,34 @@ def test_title_fields_and_the_stand_in_models_pace_are_checked(emulator):
         with pytest.raises(ValidationError, match="token_delay"):
             ExtractiveChatModel(token_delay=bad)
     assert ExtractiveChatModel(token_delay=10).token_delay == 10
+
+
+def test_vertex_ai_rank_code_ports_with_its_names(emulator):
+    """``VertexAIRank(...)``'s arguments, only the class name changed: each peer name is
+    mapped (with one DeprecationWarning) or refused with what to write."""
+    documents = [
+        Document(page_content="Unrelated text about birds.", metadata={"section": "Birds"}),
+        Document(page_content="The with statement wraps a block.", metadata={"section": "with"}),
+    ]
+    with pytest.warns(DeprecationWarning, match="got langchain-google-community's") as record:
+        ported = DiscoveryEngineReranker(
+            project_id=PROJECT,
+            location_id="global",
+            title_field="section",
+            id_field="id",
+            ignore_record_details_in_response=True,
+            top_n=1,
+            emulator_host=emulator.address,
+        )
+    assert len(record) == 1
+    message = str(record[0].message)
+    assert "VertexAIRank's `title_field='section'` is `title_fields=('section',)` here" in message
+    assert "`id_field='id'` is ignored here: each document comes back whole" in message
+    assert (ported.location, ported.title_fields, ported.top_n) == ("global", ("section",), 1)
+    (best,) = ported.compress_documents(documents, QUERY)
+    assert best.page_content == documents[1].page_content
+    assert best.metadata["section"] == "with"
+    with pytest.raises(ValidationError, match="VertexAIRank `client` has no equivalent here"):
+        reranker(emulator, client=object())
+    with pytest.raises(ValidationError, match=r"title_field must be a metadata key \(a string\)"):
+        reranker(emulator, title_field=3)

@@ -19,6 +19,7 @@ from benchmarks import (
     bench_import_time,
     bench_overhead,
     bench_pathological,
+    bench_rerank,
     bench_streaming,
     bench_vs_peer_grounding,
     bench_vs_peer_retrievers,
@@ -32,6 +33,7 @@ from grounding_core import RankSignals, SourceChunk
 MODULES = [
     bench_agents,
     bench_streaming,
+    bench_rerank,
     bench_overhead,
     bench_pathological,
     bench_vs_peer_retrievers,

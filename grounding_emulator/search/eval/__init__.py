@@ -2,7 +2,7 @@
 shipped with this package), its metrics (``quality``) and the floors each search mode must keep
 (``floors``)."""
 
-from grounding_emulator.search.eval.floors import FLOORS, Floor
+from grounding_emulator.search.eval.floors import FLOORS, RERANKED_CHUNKS, Floor
 from grounding_emulator.search.eval.quality import (
     EVAL_FILE,
     SPLITS,
@@ -11,11 +11,13 @@ from grounding_emulator.search.eval.quality import (
     evaluate,
     load_questions,
     ranked_documents,
+    score_rankings,
 )
 
 __all__ = [
     "EVAL_FILE",
     "FLOORS",
+    "RERANKED_CHUNKS",
     "SPLITS",
     "Floor",
     "Question",
@@ -23,4 +25,5 @@ __all__ = [
     "evaluate",
     "load_questions",
     "ranked_documents",
+    "score_rankings",
 ]

@@ -43,6 +43,7 @@ __all__ = [
     "evaluate",
     "load_questions",
     "ranked_documents",
+    "score_rankings",
 ]
 
 EVAL_FILE = Path(__file__).with_name("retrieval_eval.jsonl")
@@ -99,12 +100,20 @@ SPLITS = (
 """The splits and their names in reports."""
 
 
-def ranked_documents(snapshot: DataStore, query: str, limit: int = 10) -> list[str]:
-    """The first ``limit`` distinct document ids of a CHUNKS search, in order of their best
-    chunk."""
-    page = search(snapshot, SearchParams(query=query, page_size=_CHUNKS_SEARCHED, mode="chunks"))
+def ranked_documents(
+    snapshot: DataStore,
+    query: str,
+    limit: int = 10,
+    *,
+    chunks: int = _CHUNKS_SEARCHED,
+    rerank_top: int = 0,
+) -> list[str]:
+    """The first ``limit`` distinct document ids of a CHUNKS search of ``chunks`` chunks, in
+    order of their best chunk (the first ``rerank_top`` chunks reranked, ``search/reranking.py``,
+    when it is not 0)."""
+    params = SearchParams(query=query, page_size=chunks, mode="chunks", rerank_top=rerank_top)
     ranked: list[str] = []
-    for hit in chunk_hits(page):
+    for hit in chunk_hits(search(snapshot, params)):
         if hit.document.id not in ranked:
             ranked.append(hit.document.id)
         if len(ranked) == limit:
@@ -112,13 +121,28 @@ def ranked_documents(snapshot: DataStore, query: str, limit: int = 10) -> list[s
     return ranked
 
 
-def evaluate(snapshot: DataStore, questions: Sequence[Question]) -> Scores:
-    """recall@5 and MRR@10 of ``snapshot``'s search over ``questions``."""
+def evaluate(
+    snapshot: DataStore,
+    questions: Sequence[Question],
+    *,
+    chunks: int = _CHUNKS_SEARCHED,
+    rerank_top: int = 0,
+) -> Scores:
+    """recall@5 and MRR@10 of ``snapshot``'s search over ``questions`` (``chunks`` and
+    ``rerank_top`` as in ``ranked_documents``)."""
+    rankings = [
+        ranked_documents(snapshot, q.question, chunks=chunks, rerank_top=rerank_top)
+        for q in questions
+    ]
+    return score_rankings(questions, rankings)
+
+
+def score_rankings(questions: Sequence[Question], rankings: Sequence[Sequence[str]]) -> Scores:
+    """recall@5 and MRR@10 of ``rankings`` (per question, its document ids, best first)."""
     found = 0
     reciprocal = 0.0
     misses = []
-    for question in questions:
-        ranked = ranked_documents(snapshot, question.question)
+    for question, ranked in zip(questions, rankings, strict=True):
         position = next((i for i, d in enumerate(ranked) if d in question.relevant), None)
         if position is not None and position < 5:
             found += 1

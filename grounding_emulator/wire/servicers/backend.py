@@ -20,11 +20,13 @@ class Backend:
     """The state behind the services: ``store`` (data stores and engines), ``judge`` (grounding
     verdicts), the data store the Developer Knowledge service serves, ``sessions`` (the
     conversations of AnswerQuery and SessionService) and ``conversations`` (those of
-    ConverseConversation)."""
+    ConverseConversation); ``rerank_search`` how many first results Search, AnswerQuery and
+    ConverseConversation rerank (0: none; ``search/reranking.py``)."""
 
     store: CorpusStore
     judge: Judge
     developer_knowledge_data_store: str
+    rerank_search: int = 0
     sessions: SessionStore = field(default_factory=SessionStore)
     conversations: ConversationStore = field(default_factory=ConversationStore)
 

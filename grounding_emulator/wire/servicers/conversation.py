@@ -187,6 +187,7 @@ class ConversationServicer(Servicer):
             boosts=boosts(request.boost_spec),
             mode="documents",
             scope=serving_config.parent_path,
+            rerank_top=self.backend.rerank_search,
         )
         page = search(data_store, params)
         names = ChunkNames(data_store_path(serving_config, data_store.id))

@@ -87,7 +87,12 @@ def _classification_types(values: Any) -> tuple[str, ...]:
 
 
 def _params(
-    request: Any, data_store: DataStore, history: tuple[str, ...], *, streaming: bool
+    request: Any,
+    data_store: DataStore,
+    history: tuple[str, ...],
+    *,
+    streaming: bool,
+    rerank_top: int,
 ) -> AnswerParams:
     search_params = request.search_spec.search_params
     generation = request.answer_generation_spec
@@ -126,6 +131,7 @@ def _params(
         else understanding.query_rephraser_spec.max_rephrase_steps,
         spell_correction=not understanding.disable_spell_correction,
         related_questions=request.related_questions_spec.enable,
+        rerank_top=rerank_top,
     )
 
 
@@ -182,7 +188,13 @@ class ConversationalSearchServicer(Servicer):
         history = tuple(t.query for t in session.turns) if session else ()
         answer = generate_answer(
             data_store,
-            _params(request, data_store, history, streaming=streaming),
+            _params(
+                request,
+                data_store,
+                history,
+                streaming=streaming,
+                rerank_top=self.backend.rerank_search,
+            ),
             watched(self.backend.judge),
         )
 

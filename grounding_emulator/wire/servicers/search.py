@@ -183,6 +183,7 @@ class SearchServicer(Servicer):
             facets=_facets(request),
             num_previous_segments=extractive.num_previous_segments,
             num_next_segments=extractive.num_next_segments,
+            rerank_top=self.backend.rerank_search,
         )
         page = search(data_store, params)
         names = ChunkNames(data_store_path(name, data_store.id))
