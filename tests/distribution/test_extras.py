@@ -115,8 +115,8 @@ def run(*argv):
 
 
 def missing(module):
-    try:
-        __import__(module)
+    try:  # every public name: the packages import them at first use
+        exec(f"from {module} import *", {})
     except ModuleNotFoundError as exc:
         return exc.name
     return None

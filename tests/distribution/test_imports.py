@@ -1,5 +1,6 @@
-"""Importing a package of the project loads only what its layer may use (in a fresh interpreter,
-with every extra installed: what is not loaded is not needed)."""
+"""Importing a package of the project, every public name of it (the packages import their names
+at first use), loads only what its layer may use (in a fresh interpreter, with every extra
+installed: what is not loaded is not needed)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,11 @@ FORBIDDEN = {
 
 
 def loaded_after_import(module: str) -> set[str]:
-    """The top-level packages in ``sys.modules`` after ``import module`` in a fresh process."""
-    code = f"import {module}\nresult = sorted({{name.split('.')[0] for name in sys.modules}})\n"
+    """The top-level packages in ``sys.modules`` after ``from module import *`` in a fresh
+    process."""
+    code = (
+        f"from {module} import *\nresult = sorted({{name.split('.')[0] for name in sys.modules}})\n"
+    )
     return set(run_fresh(code))
 
 
@@ -46,3 +50,18 @@ def test_an_import_loads_nothing_of_the_layers_it_must_not_use(module):
 def test_what_a_package_stands_on_is_loaded():
     # The same check sees an adapter's framework and the core under it.
     assert {"grounding_core", "langchain_core"} <= loaded_after_import("langchain_grounding")
+
+
+def test_a_name_loads_its_own_modules_only():
+    # The retriever needs no rendering (rich), no prompt templates (jinja2) and no agents.
+    loaded = set(
+        run_fresh(
+            "from langchain_grounding import DiscoveryEngineRetriever\n"
+            "result = sorted(sys.modules)\n"
+        )
+    )
+    assert "langchain_grounding.discovery_engine_retriever" in loaded
+    assert {"rich", "jinja2", "langchain", "langchain_grounding.grounding_checker"} & {
+        name.split(".")[0] if not name.startswith("langchain_grounding") else name
+        for name in loaded
+    } == set()

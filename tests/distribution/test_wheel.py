@@ -20,6 +20,8 @@ DATA = {
     "grounding_emulator/search/eval/retrieval_eval.jsonl",
     "grounding_emulator/corpus/minilm_tokenizer.json",
     *(f"{package}/py.typed" for package in PACKAGES),
+    # The lazy imports read them at run time.
+    *(f"{package}/__init__.pyi" for package in PACKAGES if package != "grounding_emulator"),
 }
 
 
@@ -81,6 +83,7 @@ def test_the_wheel_declares_the_base_install_and_the_extras(wheel):
         "protobuf",
         "numpy",
         "rich",
+        "lazy-loader",
     }
     (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     assert "grounding = grounding_core.cli:main" in wheel.read(entry_points).decode("utf-8")
