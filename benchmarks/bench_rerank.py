@@ -47,8 +47,13 @@ from grounding_emulator.corpus.builtin import builtin_documents, builtin_fingerp
 from grounding_emulator.corpus.embeddings import Embedder, default_embedder
 from grounding_emulator.limits import DEFAULT_RANKING_MODEL
 from grounding_emulator.rank.scorer import score_records
-from grounding_emulator.search.engine import ChunkHit, SearchParams, chunk_hits, search
-from grounding_emulator.search.eval import SPLITS, load_questions, score_rankings
+from grounding_emulator.search.engine import SearchParams, chunk_hits, search
+from grounding_emulator.search.eval import (
+    SPLITS,
+    distinct_documents,
+    load_questions,
+    score_rankings,
+)
 from langchain_grounding import DiscoveryEngineReranker as LangChainReranker
 from llamaindex_grounding import DiscoveryEngineReranker as LlamaIndexReranker
 
@@ -78,11 +83,7 @@ def _reranked(
     records = [(h.document.title, h.chunk.content) for h in hits]
     scored = score_records(question, records, DEFAULT_RANKING_MODEL, embedder)
     reranked = [hits[s.index] for s in scored]
-    return _first_documents(hits), _first_documents(reranked)
-
-
-def _first_documents(hits: Sequence[ChunkHit]) -> list[str]:
-    return list(dict.fromkeys(h.document.id for h in hits))[:10]
+    return distinct_documents(hits), distinct_documents(reranked)
 
 
 def _quality_rows(quick: bool) -> list[Row]:

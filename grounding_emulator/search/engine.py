@@ -545,9 +545,8 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
                 ranking = np.where(exact, ranking + float(ranking.max()) + 1.0, ranking)
     candidate = scores.candidate
     if params.rerank_top and query.strip():
-        ranking = rerank(
-            store, query, np.flatnonzero(candidate), ranking, pin_mask, params.rerank_top
-        )
+        first = _ordered(np.flatnonzero(candidate), ranking, params.rerank_top, [], None)
+        ranking = rerank(store, query, first, ranking, pin_mask)
     facts = {
         "corrected_query": corrected,
         "query": query,

@@ -36,17 +36,15 @@ def check_rerank_top(value: object) -> int:
 def rerank(
     store: DataStore,
     query: str,
-    candidates: np.ndarray,
+    first: np.ndarray,
     ranking: np.ndarray,
     pinned: np.ndarray | None,
-    top: int,
 ) -> np.ndarray:
-    """``ranking`` with the first ``top`` of ``candidates`` (chunk rows) raised above the rest
-    in the order of their Rank scores; ``pinned`` marks the rows that stay above the others."""
-    if top <= 0 or len(candidates) == 0 or not query.strip():
+    """``ranking`` with the ``first`` results (chunk rows, in the search's order) raised above
+    the rest in the order of their Rank scores; ``pinned`` marks the rows that stay above the
+    others."""
+    if len(first) == 0 or not query.strip():
         return ranking
-    scores = ranking[candidates]
-    first = candidates[np.lexsort((candidates, -scores))][:top]
     records = []
     for row in first.tolist():
         chunk = store.chunks[row]

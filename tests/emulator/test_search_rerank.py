@@ -122,13 +122,13 @@ def test_pinned_results_stay_above_the_reranked_ones():
     ranking[rows] = np.linspace(1.0, 0.5, len(rows))
     pinned = np.zeros(len(snapshot.chunks), dtype=bool)
     pinned[rows[4:]] = True  # the two last, as if the unexpanded query found them alone
-    reranked = rerank(snapshot, QUERY, rows, ranking, pinned, top=3)
+    reranked = rerank(snapshot, QUERY, rows[:3], ranking, pinned)  # the first 3 reranked
     order = rows[np.argsort(-reranked[rows], kind="stable")].tolist()
     assert set(order[:2]) == set(rows[4:].tolist())
     assert order[:2] == sorted(order[:2], key=lambda r: -ranking[r])  # in the search's order
     assert set(order[2:5]) == set(rows[:3].tolist())  # reranked, below the pinned
     assert order[5] == rows[3]
-    assert rerank(snapshot, "  ", rows, ranking, pinned, top=3) is ranking  # no query: as is
+    assert rerank(snapshot, "  ", rows[:3], ranking, pinned) is ranking  # no query: as is
 
 
 @pytest.mark.parametrize("value", [-1, 201, True, 2.0, "5"])
@@ -142,10 +142,16 @@ def test_exactly_200_is_accepted():
     assert server.backend.rerank_search == 200
 
 
-def test_the_serve_flag_checks_its_value(capsys):
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("201", "expected 0 (off) to 200 (the records a Rank request takes), got 201"),
+        ("-1", "expected 0 (off) to 200 (the records a Rank request takes), got -1"),
+        ("ten", "expected a number of results, got 'ten'"),
+    ],
+)
+def test_the_serve_flag_checks_its_value(capsys, value, message):
     with pytest.raises(SystemExit) as exit_info:
-        main(["serve", "--no-builtin", "--no-state", "--port", "0", "--rerank-search", "201"])
+        main(["serve", "--no-builtin", "--no-state", "--port", "0", "--rerank-search", value])
     assert exit_info.value.code == 2
-    assert "expected 0 (off) to 200 (the records a Rank request takes), got 201" in (
-        capsys.readouterr().err
-    )
+    assert message in capsys.readouterr().err

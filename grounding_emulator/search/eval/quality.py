@@ -33,13 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.search.engine import SearchParams, chunk_hits, search
+from grounding_emulator.search.engine import ChunkHit, SearchParams, chunk_hits, search
 
 __all__ = [
     "EVAL_FILE",
     "SPLITS",
     "Question",
     "Scores",
+    "distinct_documents",
     "evaluate",
     "load_questions",
     "ranked_documents",
@@ -112,13 +113,12 @@ def ranked_documents(
     order of their best chunk (the first ``rerank_top`` chunks reranked, ``search/reranking.py``,
     when it is not 0)."""
     params = SearchParams(query=query, page_size=chunks, mode="chunks", rerank_top=rerank_top)
-    ranked: list[str] = []
-    for hit in chunk_hits(search(snapshot, params)):
-        if hit.document.id not in ranked:
-            ranked.append(hit.document.id)
-        if len(ranked) == limit:
-            break
-    return ranked
+    return distinct_documents(chunk_hits(search(snapshot, params)), limit)
+
+
+def distinct_documents(hits: Sequence[ChunkHit], limit: int = 10) -> list[str]:
+    """The first ``limit`` distinct document ids of ``hits``, in order of their best chunk."""
+    return list(dict.fromkeys(hit.document.id for hit in hits))[:limit]
 
 
 def evaluate(
