@@ -1,4 +1,5 @@
-"""The emulator at scale: ingest rate, index size, search latency at 1k, 10k and 100k chunks.
+"""The emulator at scale: ingest rate, index size, reload time, search latency and peak memory
+at 1k, 10k and 100k chunks (and 1M on request: ``GROUNDING_BENCH_SCALE_SIZES=1000,1000000``).
 
 Corpus: every docstring of the installed Python standard library (parsed with ``ast``, cut into
 pieces of at most 1,000 characters, one chunk each), cycled with a copy number in the document id
@@ -6,11 +7,18 @@ when a size needs more pieces than there are (about 12k): the vocabulary and the
 then grow with the size, as they do in a real corpus. The extraction is cached under
 ``$XDG_CACHE_HOME/grounding-kit/bench``.
 
-For each size: chunks per second of ``DataStore.build`` (chunking, tokenizing, BM25), the on-disk
-size of the saved index, and the search latency (top 10 chunks, relevance scores on) of queries
-drawn from the corpus, in process (``search_engine.search``) beside the full gRPC round trip
-through Google's ``SearchServiceClient``. A last pair of rows compares the two ways of building
-and serializing a response: raw protobuf (what the servicers use) against proto-plus.
+Each size runs in two child processes of its own, so that each peak RSS is that of one size
+and one role: the **ingest** process builds the snapshot (chunks per second of
+``DataStore.build``: chunking, tokenizing, BM25) and saves it (the on-disk size); a fresh
+**serve** process reloads the saved folder (``DataStore.load``, timed against the ingest of the
+same run) and measures the search latency (top 10 chunks, relevance scores on) of queries drawn
+from the corpus, in process (``search_engine.search``) beside the full gRPC round trip through
+Google's ``SearchServiceClient``. A last pair of rows compares the two ways of building and
+serializing a response: raw protobuf (what the servicers use) against proto-plus.
+
+Sizes: ``SIZES`` by default, ``QUICK_SIZES`` with ``quick``, else the comma-separated chunk
+counts of ``$GROUNDING_BENCH_SCALE_SIZES`` (1M takes minutes and about 3 GiB: not for
+``make test``).
 """
 
 from __future__ import annotations
@@ -20,11 +28,14 @@ import json
 import os
 import random
 import resource
+import subprocess
+import sys
 import sysconfig
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 
@@ -45,6 +56,7 @@ from grounding_emulator.wire.messages import ChunkNames, search_response
 NAME = "emulator_scale"
 SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (200,)
+SIZES_VARIABLE = "GROUNDING_BENCH_SCALE_SIZES"
 QUERIES = 200
 QUICK_QUERIES = 20
 SERVING_CONFIG = (
@@ -167,33 +179,83 @@ def grpc_search_latencies(
         return _latencies(round_trip, queries)
 
 
-def _scale_rows(size: int, pieces: list[dict[str, str]], queries: list[str]) -> list[Row]:
-    case = f"{size:,} chunks"
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _ingest(size: int, folder: Path, quick: bool) -> dict[str, Any]:
+    """In the ingest child: build and save ``size`` chunks into ``folder``."""
+    pieces = _pieces(quick)
     start = time.perf_counter()
     snapshot = DataStore.build("bench", _documents(pieces, size))
     build = time.perf_counter() - start
-    with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / "index"
-        start = time.perf_counter()
-        snapshot.save(target)
-        save = time.perf_counter() - start
-        disk = _folder_bytes(target)
-        start = time.perf_counter()
-        DataStore.load(target)
-        load = time.perf_counter() - start
-    chunks = len(snapshot.chunks)
+    start = time.perf_counter()
+    snapshot.save(folder)
+    save = time.perf_counter() - start
+    return {
+        "chunks": len(snapshot.chunks),
+        "build": build,
+        "save": save,
+        "disk": _folder_bytes(folder),
+        "peak_mib": _peak_mib(),
+    }
+
+
+def _serve(folder: Path, quick: bool) -> dict[str, Any]:
+    """In the serve child: reload ``folder`` and time searches in process and over gRPC."""
+    start = time.perf_counter()
+    snapshot = DataStore.load(folder)
+    load = time.perf_counter() - start
+    queries = _queries(_pieces(quick), QUICK_QUERIES if quick else QUERIES)
 
     def in_process(query: str) -> None:
         search(snapshot, SearchParams(query=query, page_size=10, mode="chunks"))
 
     local = _latencies(in_process, queries)
     remote = grpc_search_latencies(CorpusStore(), snapshot, queries)
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"load": load, "local": local, "remote": remote, "peak_mib": _peak_mib()}
+
+
+def _child(role: str, size: int, folder: Path, quick: bool) -> dict[str, Any]:
+    command = [sys.executable, "-m", "benchmarks.bench_emulator_scale", role, str(size)]
+    command += [str(folder), *(["--quick"] if quick else [])]
+    done = subprocess.run(
+        command,
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode:
+        raise RuntimeError(f"the {role} process of {size:,} chunks failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def _scale_rows(size: int, quick: bool) -> list[Row]:
+    case = f"{size:,} chunks"
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary) / "index"
+        built = _child("ingest", size, folder, quick)
+        served = _child("serve", size, folder, quick)
+    build, save, load = built["build"], built["save"], served["load"]
+    local, remote = served["local"], served["remote"]
     ms = 1000.0
+    large = size >= 1_000_000
     return [
-        Row(NAME, case, "ingest rate", chunks / build, "chunks/s"),
-        Row(NAME, case, "index on disk", disk / 2**20, "MiB"),
+        Row(NAME, case, "ingest rate", built["chunks"] / build, "chunks/s"),
+        Row(NAME, case, "index on disk", built["disk"] / 2**20, "MiB"),
         Row(NAME, case, "save + reload", (save + load) * ms, "ms", build * ms, "ingest"),
+        Row(
+            NAME,
+            case,
+            "reload (fresh process)",
+            load * ms,
+            "ms",
+            build * ms,
+            "ingest",
+            "< 10 s at 1M" if large else "",
+        ),
         Row(
             NAME,
             case,
@@ -202,7 +264,7 @@ def _scale_rows(size: int, pieces: list[dict[str, str]], queries: list[str]) -> 
             "ms",
             percentile(local, 50) * ms,
             "in-process",
-            "< 20 ms at 100k" if size >= 100_000 else "",
+            "< 20 ms" if size >= 100_000 else "",
         ),
         Row(
             NAME,
@@ -213,7 +275,24 @@ def _scale_rows(size: int, pieces: list[dict[str, str]], queries: list[str]) -> 
             percentile(local, 99) * ms,
             "in-process",
         ),
-        Row(NAME, case, "peak RSS (process)", peak_mib, "MiB"),
+        Row(
+            NAME,
+            case,
+            "peak RSS (ingest + save)",
+            built["peak_mib"],
+            "MiB",
+            target="< 3 GiB at 1M" if large else "",
+        ),
+        Row(
+            NAME,
+            case,
+            "peak RSS (reload + serve)",
+            served["peak_mib"],
+            "MiB",
+            built["peak_mib"],
+            "ingest process",
+            "< 3 GiB at 1M" if large else "",
+        ),
     ]
 
 
@@ -281,20 +360,53 @@ def _serializer_rows(repeat: int) -> list[Row]:
     ]
 
 
-def run(quick: bool = False) -> list[Row]:
-    """Rows for every size (``quick``: one tiny size, few queries)."""
+def _pieces(quick: bool) -> list[dict[str, str]]:
+    if not quick:
+        return stdlib_pieces()
+    return [
+        {"module": s.document.id, "name": s.document.title, "text": b.text}
+        for s in builtin_documents()
+        for b in s.blocks
+        if b.kind == "paragraph" and len(b.text) > 40
+    ]
+
+
+def sizes(quick: bool) -> tuple[int, ...]:
+    """The sizes to run: ``QUICK_SIZES``, ``$GROUNDING_BENCH_SCALE_SIZES`` or ``SIZES``."""
     if quick:
-        pieces = [
-            {"module": s.document.id, "name": s.document.title, "text": b.text}
-            for s in builtin_documents()
-            for b in s.blocks
-            if b.kind == "paragraph" and len(b.text) > 40
-        ]
-    else:
-        pieces = stdlib_pieces()
-    queries = _queries(pieces, QUICK_QUERIES if quick else QUERIES)
+        return QUICK_SIZES
+    given = os.environ.get(SIZES_VARIABLE, "").strip()
+    if not given:
+        return SIZES
+    try:
+        chosen = tuple(int(part.replace("_", "")) for part in given.split(","))
+    except ValueError as exc:
+        raise ValueError(
+            f"{SIZES_VARIABLE}={given!r}: give chunk counts separated by commas, e.g. 1000,1000000"
+        ) from exc
+    if any(size <= 0 for size in chosen):
+        raise ValueError(f"{SIZES_VARIABLE}={given!r}: every chunk count must be positive")
+    return chosen
+
+
+def run(quick: bool = False) -> list[Row]:
+    """Rows for every size (``quick``: one tiny size, few queries), each size in child
+    processes of its own."""
     rows: list[Row] = []
-    for size in QUICK_SIZES if quick else SIZES:
-        rows.extend(_scale_rows(size, pieces, queries))
+    for size in sizes(quick):
+        rows.extend(_scale_rows(size, quick))
     rows.extend(_serializer_rows(20 if quick else 300))
     return rows
+
+
+def _main(argv: list[str]) -> None:
+    """The child processes: ``ingest SIZE FOLDER [--quick]`` or ``serve SIZE FOLDER``; the
+    result is the last line of stdout, as JSON."""
+    role, size, folder = argv[0], int(argv[1]), Path(argv[2])
+    quick = "--quick" in argv[3:]
+    result = _ingest(size, folder, quick) if role == "ingest" else _serve(folder, quick)
+    sys.stdout.write(json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

@@ -4,9 +4,12 @@ immutable snapshot.
 ``DataStore.build`` chunks and indexes source documents, and, when given an embedder
 (``embeddings.py``), embeds the chunks and their prose sentences and indexes whole documents
 with BM25 too (the document evidence of hybrid ranking, ``fusion.py``); ``save``/``load``
-persist a snapshot in a folder (``manifest.json``, ``documents.jsonl``, ``chunks.jsonl``,
-``index/``, ``heading_index/``, ``document_index/``, ``vectors/``); the manifest, written last,
-holds each file's size and checksum and the counts, which ``load`` verifies (``integrity.py``).
+persist a snapshot in a folder (``manifest.json``, ``documents/``, ``chunks/``, ``index/``,
+``heading_index/``, ``document_index/``, ``vectors/``); the manifest, written last, holds each
+file's size and checksum and the counts, which ``load`` verifies (``integrity.py``).
+Documents and chunks are compact columns (``columns.py``): ``build`` appends each source to them
+as it reads it (the corpus is never held as records), ``load`` memory-maps them, and a record is
+built when a search asks for it; ``load`` builds no per-document object at all.
 ``build`` stores only what can be served (``validation.py``): a document that breaks a limit is
 skipped, like what the readers skip, and listed in ``skipped``. A snapshot never changes
 after it is built: a re-ingest builds a new one and the store swaps the reference, so readers
@@ -21,7 +24,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,13 +32,20 @@ from typing import Any
 import numpy as np
 
 from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS, chunk_blocks
+from grounding_emulator.corpus.columns import (
+    ChunkTable,
+    ChunkTableBuilder,
+    DocumentTable,
+    DocumentTableBuilder,
+    flatten_struct,
+)
 from grounding_emulator.corpus.embedding_cache import text_key
 from grounding_emulator.corpus.embeddings import Embedder, passage_text, sentence_texts
-from grounding_emulator.corpus.index import ChunkIndex
+from grounding_emulator.corpus.index import ChunkIndex, PostingsBuilder, Vocabulary
 from grounding_emulator.corpus.integrity import file_digests, verify_files
 from grounding_emulator.corpus.reading import Skipped, SourceDocument
 from grounding_emulator.corpus.records import Chunk, Document
-from grounding_emulator.corpus.schema import FieldType, detect_types, geolocation_of
+from grounding_emulator.corpus.schema import FieldType
 from grounding_emulator.corpus.semantic_index import SemanticIndex
 from grounding_emulator.corpus.tokens import TOKENIZER_VERSION, tokenize
 from grounding_emulator.corpus.validation import check_document
@@ -45,7 +55,8 @@ __all__ = ["FORMAT_VERSION", "DataStore", "ProgressCallback", "flatten_struct"]
 
 logger = logging.getLogger(__name__)
 
-FORMAT_VERSION = 4
+# 5: documents and chunks as memory-mapped columns (columns.py), not JSON lines.
+FORMAT_VERSION = 5
 _MASK_CACHE_SIZE = 256
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -79,63 +90,44 @@ def _embed(
     )
 
 
-def flatten_struct(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested struct data as ``{"a.b": value}`` (lists and geolocations stay values).
-
-    >>> flatten_struct({"a": {"b": 1}, "c": [1, 2]})
-    {'a.b': 1, 'c': [1, 2]}
-    """
-    flat: dict[str, Any] = {}
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping) and geolocation_of(value) is None:
-            flat.update(flatten_struct(value, name + "."))
-        else:
-            flat[name] = value
-    return flat
-
-
-def _document_json(document: Document) -> dict[str, Any]:
-    return {
-        "id": document.id,
-        "uri": document.uri,
-        "title": document.title,
-        "content": document.content,
-        "struct_data": dict(document.struct_data),
-        "mime_type": document.mime_type,
-        "update_time": document.update_time.isoformat() if document.update_time else None,
-        "description": document.description,
-    }
-
-
-def _document_from_json(data: dict[str, Any]) -> Document:
-    stamp = data.get("update_time")
-    return Document(
-        id=data["id"],
-        uri=data["uri"],
-        title=data["title"],
-        content=data["content"],
-        struct_data=data["struct_data"],
-        mime_type=data["mime_type"],
-        update_time=_dt.datetime.fromisoformat(stamp) if stamp else None,
-        description=data.get("description", ""),
-    )
-
-
-def _index_text(document: Document, chunk: Chunk) -> str:
-    return f"{document.title}\n{chunk.heading}\n{chunk.content}"
-
-
 def _heading_text(document: Document, chunk: Chunk) -> str:
     return f"{document.title}\n{chunk.heading}"
 
 
-def _document_tokens(documents: Sequence[Document], chunks: Sequence[Chunk]) -> list[list[str]]:
-    """The search tokens of each whole document: its title and the text of its chunks."""
-    tokens = [tokenize(d.title) for d in documents]
-    for chunk in chunks:
-        tokens[chunk.document_index].extend(tokenize(chunk.content))
-    return tokens
+def _document_text_index(documents: DocumentTable, chunks: ChunkTable) -> ChunkIndex:
+    """BM25 over whole documents: the title and the text of the chunks of each."""
+    vocabulary = Vocabulary()
+    builder = PostingsBuilder(vocabulary)
+    owner = chunks.document_numbers
+    ends = np.searchsorted(owner, np.arange(1, len(documents) + 1), side="left").tolist()
+    first = 0
+    for number, end in enumerate(ends):
+        ids = vocabulary.ids(tokenize(documents[number].title))
+        for row in range(first, end):
+            ids.extend(vocabulary.ids(tokenize(chunks[row].content)))
+        builder.add(ids)
+        first = end
+    return builder.build()
+
+
+class _Ranges(Sequence[tuple[int, int]]):
+    """``(first, end)`` chunk range of each document, from ``len + 1`` chunk offsets."""
+
+    __slots__ = ("_starts",)
+
+    def __init__(self, starts: np.ndarray) -> None:
+        self._starts = starts
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        index %= len(self)
+        return int(self._starts[index]), int(self._starts[index + 1])
 
 
 def _document_vectors(vectors: np.ndarray, owner: np.ndarray, count: int) -> np.ndarray | None:
@@ -153,11 +145,11 @@ def _document_vectors(vectors: np.ndarray, owner: np.ndarray, count: int) -> np.
 
 
 def _valid_sources(
-    sources: Iterable[SourceDocument | Skipped], report: ProgressCallback
-) -> tuple[list[SourceDocument], list[Skipped]]:
-    """The sources that can be stored, and what was skipped (in the order met)."""
-    read: list[SourceDocument] = []
-    skipped: list[Skipped] = []
+    sources: Iterable[SourceDocument | Skipped], skipped: list[Skipped], report: ProgressCallback
+) -> Iterator[SourceDocument]:
+    """The sources that can be stored, one at a time; what is skipped is appended to
+    ``skipped`` (in the order met)."""
+    read = 0
     origins: dict[str, str] = {}
     for source in sources:
         if isinstance(source, Skipped):
@@ -181,16 +173,18 @@ def _valid_sources(
             )
             continue
         origins[document.id] = where
-        read.append(source)
-        if len(read) % 100 == 0:
-            report("read", len(read), 0)
-    return read, skipped
+        read += 1
+        yield source
+        if read % 100 == 0:
+            report("read", read, 0)
 
 
 @dataclass(frozen=True, eq=False)
 class DataStore:
     """An immutable snapshot of one data store.
 
+    ``documents`` and ``chunks`` are sequences of records built on access from compact columns
+    (``columns.py``; ``DocumentTable.from_records`` makes one of records).
     Chunks of a document are contiguous and in document order: ``chunk_document[i]`` is the
     document index of chunk ``i``, ``document_chunks[d]`` the ``(first, end)`` chunk range of
     document ``d``. ``heading_index`` is BM25 over each chunk's document title and heading path
@@ -202,8 +196,8 @@ class DataStore:
     """
 
     id: str
-    documents: tuple[Document, ...]
-    chunks: tuple[Chunk, ...]
+    documents: DocumentTable
+    chunks: ChunkTable
     index: ChunkIndex
     heading_index: ChunkIndex = field(default_factory=lambda: ChunkIndex(None, 0))
     semantic: SemanticIndex | None = None
@@ -213,38 +207,23 @@ class DataStore:
     created: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc))
     skipped: tuple[Skipped, ...] = ()
     chunk_document: np.ndarray = field(init=False, repr=False)
-    document_chunks: tuple[tuple[int, int], ...] = field(init=False, repr=False)
+    document_chunks: Sequence[tuple[int, int]] = field(init=False, repr=False)
     document_vectors: np.ndarray | None = field(init=False, repr=False)
-    _by_id: dict[str, int] = field(init=False, repr=False)
-    _by_name: dict[str, int] = field(init=False, repr=False)
-    _fields: frozenset[str] = field(init=False, repr=False)
-    _flat: tuple[dict[str, Any], ...] = field(init=False, repr=False)
-    _types: dict[str, frozenset[FieldType]] = field(init=False, repr=False)
     _masks: OrderedDict[str, np.ndarray] = field(init=False, repr=False)
     _lock: threading.Lock = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         setattr_ = object.__setattr__
-        owner = np.fromiter((c.document_index for c in self.chunks), np.int32, len(self.chunks))
+        # A contiguous copy (4 bytes a chunk): every search indexes masks and boosts with it.
+        owner = np.ascontiguousarray(self.chunks.document_numbers, dtype=np.int32)
+        owner.setflags(write=False)
         setattr_(self, "chunk_document", owner)
-        ranges = []
-        counts = np.bincount(owner, minlength=len(self.documents)) if len(owner) else None
-        start = 0
-        for number in range(len(self.documents)):
-            count = int(counts[number]) if counts is not None else 0
-            ranges.append((start, start + count))
-            start += count
-        setattr_(self, "document_chunks", tuple(ranges))
+        starts = np.zeros(len(self.documents) + 1, dtype=np.int64)
+        if len(owner):
+            np.cumsum(np.bincount(owner, minlength=len(self.documents)), out=starts[1:])
+        setattr_(self, "document_chunks", _Ranges(starts))
         vectors = self.semantic.vectors if self.semantic is not None else np.zeros((0, 0))
         setattr_(self, "document_vectors", _document_vectors(vectors, owner, len(self.documents)))
-        setattr_(self, "_by_id", {d.id: i for i, d in enumerate(self.documents)})
-        setattr_(
-            self, "_by_name", {d.developer_knowledge_name: i for i, d in enumerate(self.documents)}
-        )
-        flat = tuple(flatten_struct(d.struct_data) for d in self.documents)
-        setattr_(self, "_flat", flat)
-        setattr_(self, "_fields", frozenset(k for f in flat for k in f))
-        setattr_(self, "_types", detect_types(flat))
         setattr_(self, "_masks", OrderedDict())
         setattr_(self, "_lock", threading.Lock())
 
@@ -252,38 +231,38 @@ class DataStore:
 
     def document_index(self, document_id: str) -> int | None:
         """The index of the document with id ``document_id``."""
-        return self._by_id.get(document_id)
+        return self.documents.index_of(document_id)
 
     def document_by_name(self, name: str) -> Document | None:
         """The document whose Developer Knowledge name is ``name``."""
-        index = self._by_name.get(name)
+        index = self.documents.index_of_name(name)
         return None if index is None else self.documents[index]
 
     @property
     def struct_fields(self) -> frozenset[str]:
         """Every (flattened) struct data field that some document has."""
-        return self._fields
+        return frozenset(self.documents.struct_types)
 
     @property
     def struct_types(self) -> Mapping[str, frozenset[FieldType]]:
         """The types each struct data field holds (the detected schema, ``schema.py``)."""
-        return self._types
+        return self.documents.struct_types
 
     def flat_struct(self, document_index: int) -> dict[str, Any]:
         """The flattened struct data of a document."""
-        return self._flat[document_index]
+        return flatten_struct(self.documents.struct(document_index))
 
     def neighbours(
         self, chunk_index: int, before: int, after: int
     ) -> tuple[tuple[Chunk, ...], tuple[Chunk, ...]]:
         """Up to ``before`` previous and ``after`` next chunks of the same document, each in
         document order."""
-        first, end = self.document_chunks[self.chunks[chunk_index].document_index]
+        first, end = self.document_chunks[int(self.chunk_document[chunk_index])]
         previous = self.chunks[max(first, chunk_index - before) : chunk_index] if before else ()
         following = (
             self.chunks[chunk_index + 1 : min(end, chunk_index + 1 + after)] if after else ()
         )
-        return tuple(previous), tuple(following)
+        return previous, following
 
     def document_mask(self, key: str, predicate: Callable[[int], bool]) -> np.ndarray:
         """A boolean array over documents (``predicate(document_index)``), cached by ``key``."""
@@ -320,61 +299,80 @@ class DataStore:
         A source whose document breaks a limit (``validation.check_document``) or repeats an id is
         skipped, and listed in ``skipped`` with the ``Skipped`` records among ``sources``; when
         nothing is left of sources that were not all empty, that is a ``CorpusError``.
+        Sources are read one at a time: each is chunked, tokenized (to integer ids) and
+        appended to the columns before the next is read.
         """
         report = on_progress or (lambda phase, done, total: None)
-        read, skipped = _valid_sources(sources, report)
-        report("read", len(read), len(read))
-        if not read and any(not s.unsupported for s in skipped):
-            reasons = "; ".join(str(s) for s in skipped[:3])
-            raise CorpusError(
-                f"data store {data_store_id}: no document could be ingested ({reasons}"
-                f"{'; ...' if len(skipped) > 3 else ''}): fix the corpus"
-            )
-        documents: list[Document] = []
-        chunks: list[Chunk] = []
-        tokens: list[list[str]] = []
-        heading_tokens: list[list[str]] = []
+        total = len(sources) if isinstance(sources, Sized) else 0
+        skipped: list[Skipped] = []
+        documents = DocumentTableBuilder()
+        chunks = ChunkTableBuilder()
+        vocabulary = Vocabulary()
+        index = PostingsBuilder(vocabulary)
+        heading_index = PostingsBuilder(vocabulary)
+        document_index = PostingsBuilder(vocabulary) if embedder is not None else None
         passages: list[str] = []
         sentences: list[list[str]] = []
-        total = len(read)
-        for number, source in enumerate(read):
+        count = 0
+        for source in _valid_sources(sources, skipped, report):
             document = source.document
-            position = len(documents)
-            documents.append(document)
+            documents.add(document)
+            # Tokens of title + heading, once per heading: the index text of a chunk is
+            # "title\nheading\ncontent", whose tokens are those of "title\nheading" and of
+            # the content (BM25 counts tokens, their order does not matter).
+            headings: dict[str, list[int]] = {}
+            whole = vocabulary.ids(tokenize(document.title)) if document_index is not None else []
             for ordinal, piece in enumerate(chunk_blocks(source.blocks, max_chars=max_chunk_chars)):
                 chunk = Chunk(
                     id=f"c{ordinal + 1}",
-                    document_index=position,
+                    document_index=count,
                     ordinal=ordinal,
                     content=piece.content,
                     heading=piece.heading,
                     page_start=piece.page_start,
                     page_end=piece.page_end,
                 )
-                chunks.append(chunk)
-                tokens.append(tokenize(_index_text(document, chunk)))
-                heading_tokens.append(tokenize(_heading_text(document, chunk)))
+                chunks.add(chunk)
+                heading_ids = headings.get(chunk.heading)
+                if heading_ids is None:
+                    heading_text = _heading_text(document, chunk)
+                    heading_ids = headings[chunk.heading] = vocabulary.ids(tokenize(heading_text))
+                content_ids = vocabulary.ids(tokenize(chunk.content))
+                heading_index.add(heading_ids)
+                index.add(heading_ids + content_ids)
                 if embedder is not None:
+                    whole.extend(content_ids)
                     passages.append(passage_text(document, chunk))
                     sentences.append(sentence_texts(chunk))
-            if (number + 1) % 50 == 0 or number + 1 == total:
-                report("chunk", number + 1, total)
+            if document_index is not None:
+                document_index.add(whole)
+            count += 1
+            if count % 50 == 0:
+                report("chunk", count, total)
+        report("read", count, count)
+        report("chunk", count, count)
+        if not count and any(not s.unsupported for s in skipped):
+            reasons = "; ".join(str(s) for s in skipped[:3])
+            raise CorpusError(
+                f"data store {data_store_id}: no document could be ingested ({reasons}"
+                f"{'; ...' if len(skipped) > 3 else ''}): fix the corpus"
+            )
         report("index", 0, 1)
-        index = ChunkIndex.build(tokens)
-        heading_index = ChunkIndex.build(heading_tokens)
+        built = index.build()
+        built_headings = heading_index.build()
         document_text_index = ChunkIndex(None, 0)
-        if embedder is not None:
-            document_text_index = ChunkIndex.build(_document_tokens(documents, chunks))
+        if document_index is not None:
+            document_text_index = document_index.build()
         report("index", 1, 1)
         semantic = None
         if embedder is not None:
             semantic = _embed(embedder, passages, sentences, report)
         return cls(
             id=data_store_id,
-            documents=tuple(documents),
-            chunks=tuple(chunks),
-            index=index,
-            heading_index=heading_index,
+            documents=documents.table(),
+            chunks=chunks.table(),
+            index=built,
+            heading_index=built_headings,
             semantic=semantic,
             document_text_index=document_text_index,
             fingerprint=fingerprint,
@@ -387,7 +385,7 @@ class DataStore:
         that hybrid ranking needs (built if this snapshot has none)."""
         text_index = self.document_text_index
         if len(text_index) != len(self.documents):
-            text_index = ChunkIndex.build(_document_tokens(self.documents, self.chunks))
+            text_index = _document_text_index(self.documents, self.chunks)
         return replace(self, semantic=semantic, document_text_index=text_index)
 
     # -- persistence ----------------------------------------------------------------------------
@@ -416,14 +414,8 @@ class DataStore:
     def save(self, directory: Path) -> None:
         """Write the snapshot into ``directory`` (which must not exist yet)."""
         directory.mkdir(parents=True)
-        with (directory / "documents.jsonl").open("w", encoding="utf-8") as handle:
-            for document in self.documents:
-                handle.write(json.dumps(_document_json(document), ensure_ascii=False) + "\n")
-        with (directory / "chunks.jsonl").open("w", encoding="utf-8") as handle:
-            for c in self.chunks:
-                row = [c.id, c.document_index, c.ordinal, c.content, c.heading]
-                row += [c.page_start, c.page_end]
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self.documents.save(directory / "documents")
+        self.chunks.save(directory / "chunks")
         self.index.save(directory / "index")
         self.heading_index.save(directory / "heading_index")
         self.document_text_index.save(directory / "document_index")
@@ -460,13 +452,12 @@ class DataStore:
             )
         try:
             verify_files(directory, manifest["files"])
-            with (directory / "documents.jsonl").open(encoding="utf-8") as handle:
-                documents = tuple(_document_from_json(json.loads(line)) for line in handle)
-            with (directory / "chunks.jsonl").open(encoding="utf-8") as handle:
-                chunks = tuple(Chunk(*json.loads(line)) for line in handle)
-            index = ChunkIndex.load(directory / "index")
-            heading_index = ChunkIndex.load(directory / "heading_index")
-            document_text_index = ChunkIndex.load(directory / "document_index")
+            documents = DocumentTable.load(directory / "documents", manifest["documents"])
+            chunks = ChunkTable.load(directory / "chunks", manifest["chunks"])
+            # Memory-mapped: a search reads the posting lists of its query tokens only.
+            index = ChunkIndex.load(directory / "index", mmap=True)
+            heading_index = ChunkIndex.load(directory / "heading_index", mmap=True)
+            document_text_index = ChunkIndex.load(directory / "document_index", mmap=True)
             semantic = None
             saved_model = manifest.get("embedding_model") or ""
             if embedder is not None and saved_model == embedder.model_id:
@@ -502,16 +493,15 @@ class DataStore:
 
 def _check_counts(
     manifest: Mapping[str, Any],
-    documents: Sequence[Document],
-    chunks: Sequence[Chunk],
+    documents: DocumentTable,
+    chunks: ChunkTable,
     indexes: tuple[ChunkIndex, ChunkIndex, ChunkIndex],
 ) -> None:
     """``CorpusError`` unless what was read has the manifest's counts: a manifest and files
-    that agree with each other but not with the snapshot (an edited manifest) are refused too."""
+    that agree with each other but not with the snapshot (an edited manifest) are refused too.
+    (The tables were loaded with the manifest's counts, which their loaders check.)"""
     index, heading_index, document_text_index = indexes
     found = {
-        "documents.jsonl": (len(documents), manifest["documents"], "documents"),
-        "chunks.jsonl": (len(chunks), manifest["chunks"], "chunks"),
         "index/": (len(index), len(chunks), "chunks"),
         "heading_index/": (len(heading_index), len(chunks), "chunks"),
     }
@@ -520,5 +510,10 @@ def _check_counts(
     for name, (count, expected, unit) in found.items():
         if count != expected:
             raise CorpusError(f"{name} holds {count} {unit}, not {expected}")
-    if chunks and chunks[-1].document_index >= len(documents):
-        raise CorpusError("chunks.jsonl names documents that documents.jsonl does not hold")
+    owner = chunks.document_numbers
+    if len(owner) and (
+        int(owner[-1]) >= len(documents) or int(owner[0]) < 0 or bool((np.diff(owner) < 0).any())
+    ):
+        raise CorpusError(
+            "chunks/numbers.npy names documents that documents/ does not hold, or out of order"
+        )

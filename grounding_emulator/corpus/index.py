@@ -7,19 +7,29 @@ the query tokens' IDFs (a token absent from the corpus counts with the highest I
 contains every query token, often, approaches 1; one that contains a rare half of the query gets
 about 0.5. The scale is absolute (not relative to the best hit), so relevance thresholds mean the
 same thing on every query.
+
+An ingest maps tokens to integer ids as it tokenizes (``Vocabulary``, shared by a snapshot's
+indexes) and hands each chunk's ids to a ``PostingsBuilder``, which counts them a block of chunks
+at a time into compact arrays: a million chunks' tokens never exist as Python strings or lists at
+once. ``PostingsBuilder.build`` then computes bm25s' Lucene scores and its column-major matrix
+with numpy, exactly as ``bm25s.BM25.index`` does (``tests/emulator/test_columns.py`` compares
+the two array for array), and hands them to a ``bm25s.BM25``, which scores queries, saves and
+memory-maps the index as before. bm25s' own builder walks the chunks in Python with a
+``Counter`` each and needs every chunk's token list at once.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import bm25s
 import numpy as np
 
-__all__ = ["ChunkIndex"]
+__all__ = ["ChunkIndex", "PostingsBuilder", "Vocabulary"]
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +37,129 @@ logger = logging.getLogger(__name__)
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 # The file bm25s saves an index's parameters in (none when there is no index).
 _PARAMS = "params.index.json"
+# Rows counted per block: bounds the temporary arrays (16 bytes a token) to a few tens of MiB.
+_BLOCK_ROWS = 1 << 15
+# Postings scored per step of ``build`` (float64 temporaries of this length).
+_SCORE_STEP = 1 << 22
+
+
+class Vocabulary:
+    """Token -> integer id (first seen, first numbered), shared by the indexes of one build."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def ids(self, tokens: Iterable[str]) -> list[int]:
+        """The ids of ``tokens`` (new tokens are numbered on the way)."""
+        ids = self._ids
+        return [ids.setdefault(t, len(ids)) for t in tokens]
+
+    def tokens(self) -> list[str]:
+        """Every token, by id."""
+        return list(self._ids)
+
+
+class PostingsBuilder:
+    """The token ids of each row (chunk or document) of an index, counted a block at a time.
+
+    ``add`` one row after the other, then ``build`` the ``ChunkIndex``.
+    """
+
+    __slots__ = ("_blocks", "_lengths", "_pending", "_pending_lengths", "_vocabulary")
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        self._vocabulary = vocabulary
+        self._pending = array("i")
+        self._pending_lengths = array("q")
+        self._lengths = array("q")
+        # Per block: the token id and the term frequency of each (row, token) pair, in row then
+        # token order, and the number of pairs of each row.
+        self._blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def __len__(self) -> int:
+        return len(self._lengths) + len(self._pending_lengths)
+
+    def add(self, ids: Sequence[int]) -> None:
+        """Append a row holding the tokens ``ids`` (repeats count)."""
+        self._pending.extend(ids)
+        self._pending_lengths.append(len(ids))
+        if len(self._pending_lengths) >= _BLOCK_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._pending_lengths:
+            return
+        lengths = np.array(self._pending_lengths, dtype=np.int64)
+        ids = np.array(self._pending, dtype=np.int64)
+        self._lengths.extend(self._pending_lengths)
+        self._pending, self._pending_lengths = array("i"), array("q")
+        rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        keys, counts = np.unique((rows << 32) | ids, return_counts=True)
+        pairs = np.bincount(keys >> 32, minlength=len(lengths)).astype(np.int32)
+        tokens = (keys & 0xFFFFFFFF).astype(np.int32)
+        self._blocks.append((tokens, counts.astype(np.float32), pairs))
+
+    def build(self) -> ChunkIndex:
+        """The BM25 index of the rows added (each block is freed once scored)."""
+        self._flush()
+        size = len(self._lengths)
+        blocks, self._blocks = self._blocks, []
+        if not any(len(tokens) for tokens, _, _ in blocks):
+            return ChunkIndex(None, size)
+        bm25 = bm25s.BM25(method="lucene")
+        # Only the tokens of these rows make the index's vocabulary (as bm25s would have it).
+        df_all = np.zeros(len(self._vocabulary), dtype=np.int64)
+        for tokens, _, _ in blocks:
+            df_all += np.bincount(tokens, minlength=len(df_all))
+        used = np.flatnonzero(df_all)
+        remap = np.zeros(len(df_all), dtype=np.int32)
+        remap[used] = np.arange(len(used), dtype=np.int32)
+        df = df_all[used]
+        # bm25s computes each IDF with math.log and stores it as float32; so does this.
+        idf_of = {d: math.log(1 + (size - d + 0.5) / (d + 0.5)) for d in np.unique(df).tolist()}
+        idf = np.asarray([idf_of[d] for d in df.tolist()], dtype=np.float32)
+        lengths = np.frombuffer(self._lengths, dtype=np.int64)
+        # bm25s: tf / (k1 * ((1 - b) + b * l_d / l_avg) + tf), l_avg a float64 mean.
+        norm = bm25.k1 * ((1 - bm25.b) + bm25.b * lengths / lengths.mean())
+        indptr = np.zeros(len(used) + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        free = indptr[:-1].copy()
+        data = np.empty(int(indptr[-1]), dtype=np.float32)
+        indices = np.empty(int(indptr[-1]), dtype=np.int32)
+        first_row = 0
+        while blocks:
+            tokens, tf, pairs = blocks.pop(0)
+            tokens = remap[tokens]
+            rows = first_row + np.repeat(np.arange(len(pairs), dtype=np.int32), pairs)
+            first_row += len(pairs)
+            scores = np.empty(len(tokens), dtype=np.float32)
+            for at in range(0, len(tokens), _SCORE_STEP):
+                part = slice(at, at + _SCORE_STEP)
+                scores[part] = idf[tokens[part]] * (tf[part] / (norm[rows[part]] + tf[part]))
+            # Column-major, rows ascending in a column: a stable sort by token of pairs that
+            # are in row order, then each pair goes to the next free slot of its column.
+            order = np.argsort(tokens, kind="stable")
+            ordered = tokens[order]
+            starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+            rank = np.arange(len(ordered)) - np.repeat(starts, np.diff(np.r_[starts, len(ordered)]))
+            slots = free[ordered] + rank
+            indices[slots] = rows[order]
+            data[slots] = scores[order]
+            free += np.bincount(tokens, minlength=len(free))
+        words = self._vocabulary.tokens()
+        vocab = {words[old]: new for new, old in enumerate(used.tolist())}
+        # bm25s.BM25.index adds an empty token at the end of the vocabulary.
+        vocab.setdefault("", len(vocab))
+        bm25.scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": size}
+        bm25.vocab_dict = vocab
+        bm25.unique_token_ids_set = set(vocab.values())
+        bm25.nonoccurrence_array = None  # Lucene scores have no non-occurrence term
+        return ChunkIndex(bm25, size)
 
 
 class ChunkIndex:
@@ -46,11 +179,11 @@ class ChunkIndex:
     def build(cls, token_lists: Sequence[list[str]]) -> ChunkIndex:
         """Index ``token_lists`` (chunk ``i`` is ``token_lists[i]``). Without a single token
         (chunks of stop words only) there is nothing to index: every score is 0."""
-        if not any(token_lists):
-            return cls(None, len(token_lists))
-        bm25 = bm25s.BM25(method="lucene")
-        bm25.index(list(token_lists), show_progress=False)
-        return cls(bm25, len(token_lists))
+        vocabulary = Vocabulary()
+        builder = PostingsBuilder(vocabulary)
+        for tokens in token_lists:
+            builder.add(vocabulary.ids(tokens))
+        return builder.build()
 
     def save(self, directory: Path) -> None:
         """Write the index into ``directory`` (created)."""

@@ -2,11 +2,12 @@
 
 ``DataStore.save`` records them in ``manifest.json`` (written last, atomically); ``DataStore.load``
 checks every file against them before reading any, so that a file cut short, emptied or
-edited (a ``0`` written into an index's ``size``, ``documents.jsonl`` cut at a line boundary)
+edited (a ``0`` written into an index's ``size``, ``documents/content.utf8`` cut short)
 is a ``CorpusError`` naming the file, not a snapshot that loads and then fails every search.
 SHA-256 because OpenSSL computes it with the CPU's SHA instructions where there are some
 (measured 2.4 times as fast as BLAKE2b on the project's machine); the files are read in 1 MiB
-blocks, so memory stays flat whatever their size.
+blocks, so memory stays flat whatever their size. At a million chunks (821 MiB) the check takes
+about 0.6 s, nearly all of a reload: cheap enough to keep checking every byte.
 """
 
 from __future__ import annotations

@@ -25,7 +25,14 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, cast
 
-__all__ = ["FieldType", "Moment", "detect_types", "geolocation_of", "parse_moment"]
+__all__ = [
+    "FieldType",
+    "Moment",
+    "TypeDetector",
+    "detect_types",
+    "geolocation_of",
+    "parse_moment",
+]
 
 FieldType = Literal["text", "number", "boolean", "datetime", "geolocation"]
 
@@ -125,14 +132,33 @@ def _type_of(value: Any) -> FieldType | None:
     return None
 
 
-def detect_types(rows: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[FieldType]]:
-    """The types each (flattened) field holds over ``rows``; a field of nulls has none."""
-    found: dict[str, set[FieldType]] = {}
-    for row in rows:
+class TypeDetector:
+    """Collects the types of flattened struct rows one at a time (what ``detect_types`` does
+    for a whole list): an ingest adds each document's row as it reads it."""
+
+    __slots__ = ("_found",)
+
+    def __init__(self) -> None:
+        self._found: dict[str, set[FieldType]] = {}
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Count the fields of one flattened row."""
+        found = self._found
         for name, value in row.items():
             kinds = found.setdefault(name, set())
             for item in value if isinstance(value, list | tuple) else (value,):
                 kind = _type_of(item)
                 if kind is not None:
                     kinds.add(kind)
-    return {name: frozenset(kinds) for name, kinds in found.items()}
+
+    def types(self) -> dict[str, frozenset[FieldType]]:
+        """The types each field holds over the rows added (a field of nulls has none)."""
+        return {name: frozenset(kinds) for name, kinds in self._found.items()}
+
+
+def detect_types(rows: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[FieldType]]:
+    """The types each (flattened) field holds over ``rows``; a field of nulls has none."""
+    detector = TypeDetector()
+    for row in rows:
+        detector.add(row)
+    return detector.types()

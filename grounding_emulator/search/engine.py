@@ -78,6 +78,7 @@ from grounding_emulator.search.filters import (
     parse_filter,
 )
 from grounding_emulator.search.fusion import fuse, hybrid, keyword_relevance
+from grounding_emulator.search.heap import keep_freed_memory
 from grounding_emulator.search.reranking import rerank
 from grounding_emulator.search.spelling import correct_query
 
@@ -492,6 +493,7 @@ def _match_count(store: DataStore, candidate: np.ndarray, documents_mode: bool) 
 
 def search(store: DataStore, params: SearchParams) -> SearchPage:
     """One page of results for ``params`` on ``store``."""
+    keep_freed_memory()  # a search's temporaries are reused, not faulted in again (heap.py)
     _check_params(params)
     page_size = page_size_of(params.page_size, default=params.default_page_size)
     start = (

@@ -7,7 +7,7 @@ import pytest
 
 MODULES = [
     "grounding_emulator.answer.sentences",
-    "grounding_emulator.corpus.datastore",
+    "grounding_emulator.corpus.columns",
     "grounding_emulator.corpus.embeddings",
     "grounding_emulator.wire.faults",
     "grounding_emulator.wire.drain",

@@ -47,8 +47,8 @@ def version(state: Path) -> Path:
 
 
 def cut_documents(folder: Path) -> None:
-    path = folder / "documents.jsonl"
-    path.write_text("".join(path.read_text(encoding="utf-8").splitlines(True)[:2]))
+    path = folder / "documents" / "content.utf8"
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
 
 
 def zero_size(folder: Path) -> None:
@@ -67,7 +67,7 @@ def remove_vocabulary(folder: Path) -> None:
 DAMAGES = [
     (zero_size, "index/size has 1 bytes, the manifest says 2"),
     (zero_size_in_place, "index/size does not match its checksum in the manifest"),
-    (cut_documents, "documents.jsonl has {size} bytes, the manifest says {recorded}"),
+    (cut_documents, "documents/content.utf8 has {size} bytes, the manifest says {recorded}"),
     (remove_vocabulary, "index/vocab.index.json is missing (No such file or directory)"),
 ]
 
@@ -82,8 +82,8 @@ def test_a_damaged_index_is_refused_naming_the_store_the_file_and_what_to_run(
     recorded = json.loads((folder / "manifest.json").read_text())["files"]
     damage(folder)
     problem = problem.format(
-        size=f"{(folder / 'documents.jsonl').stat().st_size:,}",
-        recorded=f"{recorded['documents.jsonl']['bytes']:,}",
+        size=f"{(folder / 'documents/content.utf8').stat().st_size:,}",
+        recorded=f"{recorded['documents/content.utf8']['bytes']:,}",
     )
     with pytest.raises(CorpusError) as info:
         CorpusStore(state, semantic=False).load("docs")
@@ -124,7 +124,7 @@ def test_counts_that_disagree_with_the_manifest_are_refused(state):
     manifest = json.loads(manifest_path.read_text())
     manifest["documents"] = 5
     manifest_path.write_text(json.dumps(manifest))
-    with pytest.raises(CorpusError, match=r"documents.jsonl holds 4 documents, not 5\)"):
+    with pytest.raises(CorpusError, match=r"documents/offsets.npy holds 4 documents, not 5\)"):
         DataStore.load(folder)
 
 
@@ -137,12 +137,13 @@ def test_the_manifest_records_every_file_and_is_written_last(state):
         if p.is_file() and p.name != "manifest.json"
     )
     assert sorted(manifest["files"]) == files
-    assert "documents.jsonl" in files
+    assert "documents/content.utf8" in files
+    assert "chunks/content.utf8" in files
     assert "index/size" in files
     for name, facts in manifest["files"].items():
         assert facts["bytes"] == (folder / name).stat().st_size
         assert len(facts["sha256"]) == 64
-    assert (manifest["documents"], manifest["chunks"], manifest["format"]) == (4, 20, 4)
+    assert (manifest["documents"], manifest["chunks"], manifest["format"]) == (4, 20, 5)
     newest = max((folder / name).stat().st_mtime_ns for name in files)
     assert (folder / "manifest.json").stat().st_mtime_ns >= newest
 
@@ -154,7 +155,7 @@ def test_an_index_of_the_previous_format_is_rebuilt(state, corpus):
     manifest["format"] = 3
     del manifest["files"]
     manifest_path.write_text(json.dumps(manifest))
-    with pytest.raises(CorpusError, match="index format 3 is not 4"):
+    with pytest.raises(CorpusError, match="index format 3 is not 5"):
         CorpusStore(state, semantic=False).load("docs")
     assert len(CorpusStore(state, semantic=False).ingest("docs", corpus).documents) == 4
     assert version(state) != folder

@@ -111,9 +111,11 @@ def _edit_manifest(key: str, value: Any) -> Callable[[Path], None]:
 
 
 def _cut(name: str, keep: int) -> Callable[[Path], None]:
+    """Keep the first ``keep`` bytes of a column file of the index (``columns.py``)."""
+
     def cut(version: Path) -> None:
         path = version / name
-        path.write_text("".join(path.read_text().splitlines(True)[:keep]))
+        path.write_bytes(path.read_bytes()[:keep])
 
     return cut
 
@@ -292,16 +294,16 @@ CASES = [
         ["data store kb: the persisted index is damaged", "index/size", RUN_AGAIN],
     ),
     (
-        "documents cut at a line boundary",
-        damaged(_cut("documents.jsonl", 2)),
+        "documents cut short",
+        damaged(_cut("documents/content.utf8", 2)),
         CorpusError,
-        ["documents.jsonl has ", "bytes, the manifest says", RUN_AGAIN],
+        ["documents/content.utf8 has 2 bytes, the manifest says", RUN_AGAIN],
     ),
     (
         "chunks file emptied",
-        damaged(_cut("chunks.jsonl", 0)),
+        damaged(_cut("chunks/content.utf8", 0)),
         CorpusError,
-        ["chunks.jsonl has 0 bytes, the manifest says", "grounding serve --force"],
+        ["chunks/content.utf8 has 0 bytes, the manifest says", "grounding serve --force"],
     ),
     (
         "index file missing",
@@ -313,7 +315,7 @@ CASES = [
         "manifest count edited",
         damaged(_edit_manifest("chunks", 7)),
         CorpusError,
-        ["chunks.jsonl holds 3 chunks, not 7", RUN_AGAIN],
+        ["chunks/offsets.npy holds 3 chunks, not 7", RUN_AGAIN],
     ),
     (
         "manifest unreadable",
@@ -325,7 +327,7 @@ CASES = [
         "index of another format",
         damaged(_edit_manifest("format", 3)),
         CorpusError,
-        ["index format 3 is not 4", "CorpusStore.ingest(..., reuse=False)"],
+        ["index format 3 is not 5", "CorpusStore.ingest(..., reuse=False)"],
     ),
 ]
 
