@@ -9,6 +9,11 @@ p50 of sequential sync calls, about the 20 ms delay) and, for ours, the plain se
 
 Each fan-out runs several times inside one event loop (as an application would: the channel
 stays open); the first round warms up and is not counted. Target: ours within 3x one call.
+
+Two floors take turns with ours: Google's raw ``SearchServiceAsyncClient`` alone, and the
+thinnest async retriever of each framework around it (``benchmarks.thin_retrievers``: the
+framework's run machinery, which ours cannot shed). Target (issue 21): our ratio (fan-out / one
+call) within 1.2x the raw client's ratio, the "ratio of ratios" row.
 ``quick``: 8 queries, 5 ms delay, ours only (no peer virtualenv is created).
 """
 
@@ -19,17 +24,16 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-import grpc
-from google.auth.credentials import AnonymousCredentials
-from google.cloud import discoveryengine_v1 as de
-from google.cloud.discoveryengine_v1.services.search_service.transports import (
-    SearchServiceGrpcAsyncIOTransport,
-)
-
 from benchmarks.common import Row
 from benchmarks.emulator_process import EmulatorProcess
 from benchmarks.peers import LANGCHAIN_PEER, LLAMAINDEX_PEER, PeerProcess
-from benchmarks.thin_retrievers import raw_search_client, raw_search_request
+from benchmarks.thin_retrievers import (
+    ThinLangChainRetriever,
+    ThinLlamaIndexRetriever,
+    raw_async_search_client,
+    raw_search_client,
+    raw_search_request,
+)
 from benchmarks.timing import median_ms, time_each
 from langchain_grounding import DiscoveryEngineRetriever as LangChainRetriever
 from llamaindex_grounding import DiscoveryEngineRetriever as LlamaIndexRetriever
@@ -39,6 +43,7 @@ PROJECT = "bench"
 DATA_STORE = "python-docs"
 K = 4
 ROUNDS = 15
+RATIO_TARGET = "<= 1.2x"
 WORDS = ("for", "while", "yield", "lambda", "import", "raise", "with", "global")
 PEERS = {
     "LangChain": (LANGCHAIN_PEER, "langchain-google-community"),
@@ -90,14 +95,36 @@ def _raw(address: str, queries: list[str]) -> Contender:
     client = raw_search_client(address)
 
     def make_acall() -> AsyncCall:
-        transport = SearchServiceGrpcAsyncIOTransport(
-            channel=grpc.aio.insecure_channel(address),
-            credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
-        )
-        async_client = de.SearchServiceAsyncClient(transport=transport)
+        async_client = raw_async_search_client(address)
         return lambda q: async_client.search(request=requests[q])
 
     return (lambda q: client.search(request=requests[q]), make_acall)
+
+
+def _thin(address: str) -> dict[str, Contender]:
+    """The framework floors: the thinnest retriever of each around Google's raw clients."""
+    config = LangChainRetriever(project_id=PROJECT, data_store_id=DATA_STORE).target
+    serving_config = config.serving_config_path
+    client = raw_search_client(address)
+    langchain = ThinLangChainRetriever(client=client, serving_config=serving_config, k=K)
+    llamaindex = ThinLlamaIndexRetriever(client, serving_config, K)
+
+    def make_langchain() -> AsyncCall:
+        async_client = raw_async_search_client(address)
+        thin = ThinLangChainRetriever(
+            client=client, serving_config=serving_config, k=K, async_client=async_client
+        )
+        return thin.ainvoke
+
+    def make_llamaindex() -> AsyncCall:
+        async_client = raw_async_search_client(address)
+        thin = ThinLlamaIndexRetriever(client, serving_config, K, async_client)
+        return thin.aretrieve
+
+    return {
+        "thin LangChain": (langchain.invoke, make_langchain),
+        "thin LlamaIndex": (llamaindex.retrieve, make_llamaindex),
+    }
 
 
 def _peer_rows(framework: str, address: str, queries: list[str], rounds: int) -> list[Row]:
@@ -132,24 +159,35 @@ def _ours_rows(address: str, queries: list[str], rounds: int, label: str) -> lis
         "LangChain": (langchain.invoke, lambda: langchain.ainvoke),
         "LlamaIndex": (llamaindex.retrieve, lambda: llamaindex.aretrieve),
         "raw": _raw(address, queries),
+        **_thin(address),
     }
     results = _fanouts(contenders, queries, rounds)
-    rows = []
-    for name, (singles, gathers) in results.items():
+    # Each contender's fan-out as a multiple of its own single call.
+    ratio = {name: median_ms(pair[1]) / median_ms(pair[0]) for name, pair in results.items()}
+    singles, gathers = results["raw"]
+    rows = [
+        Row(NAME, f"raw SearchServiceAsyncClient (the floor), {label}", "async gather wall",
+            median_ms(gathers), "ms", median_ms(singles), "one raw call"),
+    ]  # fmt: skip
+    for name in ("LangChain", "LlamaIndex"):
+        singles, gathers = results[name]
         one = median_ms(singles)
-        if name == "raw":
-            case = f"raw SearchServiceAsyncClient (the floor), {label}"
-            rows.append(Row(NAME, case, "async gather wall", median_ms(gathers), "ms", one,
-                            "one raw call"))  # fmt: skip
-            continue
         start = time.perf_counter()
         time_each(contenders[name][0], queries)
         sequential = (time.perf_counter() - start) * 1000
         case = f"{name}: ours, {label}"
+        thin_singles, thin_gathers = results[f"thin {name}"]
         rows += [
             Row(NAME, case, "async gather wall", median_ms(gathers), "ms", one, "one call",
                 "<= 3x"),
             Row(NAME, case, "sequential loop wall", sequential, "ms", one, "one call"),
+            Row(NAME, f"{name}: thin async retriever (the framework floor), {label}",
+                "async gather wall", median_ms(thin_gathers), "ms", median_ms(thin_singles),
+                "one thin call"),
+            Row(NAME, case, "ratio of ratios (gather / one call)", ratio[name], "x",
+                ratio["raw"], "raw client's ratio", RATIO_TARGET),
+            Row(NAME, case, "ratio of ratios (gather / one call)", ratio[name], "x",
+                ratio[f"thin {name}"], "thin async retriever's ratio"),
         ]  # fmt: skip
     return rows
 

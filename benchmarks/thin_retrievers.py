@@ -4,7 +4,9 @@
 They send the same ``SearchRequest`` as our retrievers (``bench_overhead`` checks that) on a
 client built the way Google documents for a local server: a transport on
 ``grpc.insecure_channel``, anonymous credentials, the client's own defaults (no retry, no
-timeout).
+timeout). Given an ``async_client`` (``raw_async_search_client``, built inside the running event
+loop), their async path (``ainvoke`` / ``aretrieve``) makes the same call on Google's
+``SearchServiceAsyncClient``: the framework's own async floor (``bench_fanout``).
 """
 
 from __future__ import annotations
@@ -15,9 +17,13 @@ import grpc
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import discoveryengine_v1 as de
 from google.cloud.discoveryengine_v1.services.search_service.transports import (
+    SearchServiceGrpcAsyncIOTransport,
     SearchServiceGrpcTransport,
 )
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever as LangChainRetriever
 from llama_index.core.retrievers import BaseRetriever as LlamaIndexRetriever
@@ -27,6 +33,7 @@ from pydantic import ConfigDict
 __all__ = [
     "ThinLangChainRetriever",
     "ThinLlamaIndexRetriever",
+    "raw_async_search_client",
     "raw_search_client",
     "raw_search_request",
 ]
@@ -41,6 +48,16 @@ def raw_search_client(address: str) -> de.SearchServiceClient:
         credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
     )
     return de.SearchServiceClient(transport=transport)
+
+
+def raw_async_search_client(address: str) -> de.SearchServiceAsyncClient:
+    """Google's ``SearchServiceAsyncClient`` on a ``grpc.aio`` insecure channel to ``address``
+    (call it inside the event loop that will use it: the channel belongs to that loop)."""
+    transport = SearchServiceGrpcAsyncIOTransport(
+        channel=grpc.aio.insecure_channel(address),
+        credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
+    )
+    return de.SearchServiceAsyncClient(transport=transport)
 
 
 def raw_search_request(serving_config: str, query: str, k: int) -> de.SearchRequest:
@@ -58,13 +75,15 @@ def raw_search_request(serving_config: str, query: str, k: int) -> de.SearchRequ
 
 
 class ThinLangChainRetriever(LangChainRetriever):
-    """``raw client.search`` -> ``Document(page_content=chunk.content)``."""
+    """``raw client.search`` -> ``Document(page_content=chunk.content)``; async, the same on
+    ``async_client``."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     client: Any
     serving_config: str
     k: int
+    async_client: Any = None
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
@@ -74,18 +93,44 @@ class ThinLangChainRetriever(LangChainRetriever):
         )
         return [Document(page_content=result.chunk.content) for result in response.results]
 
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        response = await self.async_client.search(
+            request=raw_search_request(self.serving_config, query, self.k)
+        )
+        return [Document(page_content=result.chunk.content) for result in response.results]
+
 
 class ThinLlamaIndexRetriever(LlamaIndexRetriever):
-    """``raw client.search`` -> ``NodeWithScore(TextNode(text=chunk.content), score)``."""
+    """``raw client.search`` -> ``NodeWithScore(TextNode(text=chunk.content), score)``; async,
+    the same on ``async_client``."""
 
-    def __init__(self, client: de.SearchServiceClient, serving_config: str, k: int) -> None:
+    def __init__(
+        self,
+        client: de.SearchServiceClient,
+        serving_config: str,
+        k: int,
+        async_client: de.SearchServiceAsyncClient | None = None,
+    ) -> None:
         self.client = client
+        self.async_client = async_client
         self.serving_config = serving_config
         self.k = k
         super().__init__()
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         response = self.client.search(
+            request=raw_search_request(self.serving_config, query_bundle.query_str, self.k)
+        )
+        return [
+            NodeWithScore(node=TextNode(text=r.chunk.content), score=r.chunk.relevance_score)
+            for r in response.results
+        ]
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        assert self.async_client is not None, "give async_client for the async path"
+        response = await self.async_client.search(
             request=raw_search_request(self.serving_config, query_bundle.query_str, self.k)
         )
         return [

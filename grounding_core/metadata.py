@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
@@ -114,6 +115,8 @@ def neighbour_metadata(chunk: SourceChunk) -> dict[str, Any]:
 
 
 _RANK_SIGNAL_FIELDS = tuple(field.name for field in dataclasses.fields(RankSignals))
+# Every field's value in one call (runs for every retrieved chunk).
+_rank_signal_values = operator.attrgetter(*_RANK_SIGNAL_FIELDS)
 
 
 def rank_signals_metadata(signals: RankSignals) -> dict[str, Any]:
@@ -124,11 +127,13 @@ def rank_signals_metadata(signals: RankSignals) -> dict[str, Any]:
     {'relevance_score': 0.5, 'default_rank': 1.0}
     """
     out: dict[str, Any] = {}
-    for name in _RANK_SIGNAL_FIELDS:
-        value = getattr(signals, name)
-        if value is None or value == () or value == {}:
+    for name, value in zip(_RANK_SIGNAL_FIELDS, _rank_signal_values(signals), strict=True):
+        # Most signals are absent (None) or a float: those two tests first.
+        if value is None:
             continue
         if type(value) is not float:
+            if value == () or value == {}:
+                continue
             value = to_jsonable(value)
             if value in (None, {}, []):
                 continue

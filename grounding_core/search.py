@@ -14,8 +14,9 @@ query expansion, facets).
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
@@ -24,7 +25,7 @@ from google.developer_knowledge_v1 import types as dk
 from .clients import DeveloperKnowledgeClients, DiscoveryEngineClients
 from .convert import (
     chunk_from_developer_knowledge,
-    chunk_from_search_result,
+    chunks_from_search_results,
     search_results_from_response,
 )
 from .errors import InputError, translate_errors
@@ -214,7 +215,7 @@ def _first_pages(pager: Any, k: int) -> list[Any]:
     fetched = 0
     for page in pager.pages:
         pages.append(page)
-        fetched += len(page.results)
+        fetched += len(type(page).pb(page).results)
         if fetched >= k:
             break
     return pages
@@ -227,7 +228,7 @@ async def _afirst_pages(pager: Any, k: int) -> list[Any]:
     try:
         async for page in generator:
             pages.append(page)
-            fetched += len(page.results)
+            fetched += len(type(page).pb(page).results)
             if fetched >= k:
                 break
     finally:
@@ -236,21 +237,18 @@ async def _afirst_pages(pager: Any, k: int) -> list[Any]:
     return pages
 
 
+def _first_results(pages: list[Any], k: int) -> Iterator[Any]:
+    """The first ``k`` results (raw pb) of ``pages``."""
+    results = (result for page in pages for result in type(page).pb(page).results)
+    return itertools.islice(results, k)
+
+
 def _collect(pages: list[Any], k: int, convert: Callable[[Any], SourceChunk]) -> list[SourceChunk]:
-    results: list[SourceChunk] = []
-    for page in pages:
-        for result in type(page).pb(page).results:
-            results.append(convert(result))
-            if len(results) == k:
-                return results
-    return results
+    return [convert(result) for result in _first_results(pages, k)]
 
 
 def _results(pages: list[Any], spec: ChunkSearchSpec) -> SearchResults:
-    def convert(result: Any) -> SourceChunk:
-        return chunk_from_search_result(result, spec.document_text)
-
-    chunks = _collect(pages, spec.k, convert)
+    chunks = chunks_from_search_results(_first_results(pages, spec.k), spec.document_text)
     if not pages:
         return SearchResults(tuple(chunks))
     return search_results_from_response(type(pages[0]).pb(pages[0]), chunks)

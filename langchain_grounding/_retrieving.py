@@ -67,9 +67,12 @@ class ChunkRetriever(BaseRetriever, StrictArguments, Generic[SearchT]):
         if isinstance(search, DeveloperKnowledgeChunkSearch):
             return [self._document(c) for c in search.search(query, k=k, filter=filter)]
         results = search.search_results(query, k=k, filter=filter)
-        run_manager.get_child().on_custom_event(
-            SEARCH_RESPONSE_EVENT, search_response_metadata(results), run_id=run_manager.run_id
-        )
+        # The child manager's handlers are these inheritable ones: with none, nobody would
+        # receive the event (LangChain drops it), so it is not built.
+        if run_manager.inheritable_handlers:
+            run_manager.get_child().on_custom_event(
+                SEARCH_RESPONSE_EVENT, search_response_metadata(results), run_id=run_manager.run_id
+            )
         return [self._document(chunk) for chunk in results.chunks]
 
     async def _aget_relevant_documents(
@@ -85,7 +88,8 @@ class ChunkRetriever(BaseRetriever, StrictArguments, Generic[SearchT]):
             chunks = await search.asearch(query, k=k, filter=filter)
             return [self._document(c) for c in chunks]
         results = await search.asearch_results(query, k=k, filter=filter)
-        await run_manager.get_child().on_custom_event(
-            SEARCH_RESPONSE_EVENT, search_response_metadata(results), run_id=run_manager.run_id
-        )
+        if run_manager.inheritable_handlers:  # as in _get_relevant_documents
+            await run_manager.get_child().on_custom_event(
+                SEARCH_RESPONSE_EVENT, search_response_metadata(results), run_id=run_manager.run_id
+            )
         return [self._document(chunk) for chunk in results.chunks]

@@ -124,3 +124,25 @@ def test_the_layout_survives_pickling_and_copying(server):
     for copied in (pickle.loads(pickle.dumps(flat)), copy.deepcopy(flat)):
         assert (copied.metadata_layout, copied.spec.document_text) == ("flat", "snippets")
         assert copied.retrieve(QUERY)[0].node.metadata["id"] == "keeper-manual"
+
+
+@pytest.mark.parametrize("layout", ["default", "flat"])
+async def test_two_chunks_of_one_document_share_no_metadata(server, layout):
+    # keeper-manual's two chunks: its struct data is read once per response, yet each node's
+    # metadata is its own, nested values included.
+    for hits in (
+        retriever(server, similarity_top_k=10, metadata_layout=layout).retrieve(QUERY),
+        await retriever(server, similarity_top_k=10, metadata_layout=layout).aretrieve(QUERY),
+    ):
+        first, second = (h.node for h in hits if h.node.metadata["document_id"] == "keeper-manual")
+        assert first.metadata["struct_data"] == second.metadata["struct_data"] == MANUAL_STRUCT
+        before = copy.deepcopy(second.metadata)
+        first.metadata["struct_data"]["tags"].append("changed")
+        first.metadata["struct_data"]["nested"]["level"] = 3
+        first.metadata["rank_signals"]["changed"] = True
+        first.metadata["next_chunks"].append("changed")
+        if layout == "flat":
+            first.metadata["tags"].append("changed")
+            first.metadata["nested"]["level"] = 3
+        assert second.metadata == before
+        assert second.metadata["struct_data"] == MANUAL_STRUCT

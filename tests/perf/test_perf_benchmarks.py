@@ -84,6 +84,20 @@ def test_overhead_rows_compare_with_both_floors():
             assert (f"k={k} chunks", metric, "raw search") in baselines
 
 
+def test_fanout_rows_compare_with_the_raw_client_and_the_framework_floors():
+    rows = bench_fanout.run(quick=True)
+    for framework in ("LangChain", "LlamaIndex"):
+        ratios = {
+            r.baseline_name: r
+            for r in rows
+            if r.case.startswith(f"{framework}: ours") and r.metric.startswith("ratio of ratios")
+        }
+        assert set(ratios) == {"raw client's ratio", "thin async retriever's ratio"}
+        assert ratios["raw client's ratio"].target == bench_fanout.RATIO_TARGET == "<= 1.2x"
+        floor = [r for r in rows if r.case.startswith(f"{framework}: thin async retriever")]
+        assert [r.metric for r in floor] == ["async gather wall"]
+
+
 def test_our_retrievers_keep_every_chunk_field():
     rows = bench_vs_peer_retrievers.run(quick=True)
     fields = [r for r in rows if r.metric == "chunk fields kept"]
