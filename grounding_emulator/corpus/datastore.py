@@ -257,6 +257,8 @@ class DataStore:
     ) -> tuple[tuple[Chunk, ...], tuple[Chunk, ...]]:
         """Up to ``before`` previous and ``after`` next chunks of the same document, each in
         document order."""
+        if not before and not after:  # what most searches ask: no chunk to read
+            return (), ()
         first, end = self.document_chunks[int(self.chunk_document[chunk_index])]
         previous = self.chunks[max(first, chunk_index - before) : chunk_index] if before else ()
         following = (

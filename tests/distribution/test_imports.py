@@ -14,6 +14,7 @@ ADAPTERS = {"langchain_grounding", "llamaindex_grounding"}
 EMULATOR = {
     "grounding_emulator",
     "bm25s",
+    "cachetools",
     "lark",
     "onnxruntime",
     "pypdf",

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from grounding_emulator import CorpusError
+from grounding_emulator.corpus import columns as columns_module
 from grounding_emulator.corpus import index as index_module
 from grounding_emulator.corpus.builtin import builtin_documents
 from grounding_emulator.corpus.chunking import blocks_from_markdown, chunk_blocks
@@ -126,6 +127,46 @@ def test_byte_lengths_come_from_the_offsets(saved):
         assert reloaded.documents.content_length(number) == len(text.encode("utf-8"))
         assert reloaded.documents[number].content_length_bytes == len(text.encode("utf-8"))
         assert snapshot.documents.content_length(number) == len(text.encode("utf-8"))
+
+
+def test_records_built_lately_are_kept_and_equal_to_fresh_ones(saved):
+    _, folder = saved
+    reloaded = DataStore.load(folder)
+    first = reloaded.documents[2]
+    assert reloaded.documents[2] is first  # kept: not decoded again
+    assert reloaded.documents[-3] is first  # a negative index is the same record
+    assert first == reloaded.documents._record(2)
+    chunk = reloaded.chunks[1]
+    assert reloaded.chunks[1] is chunk
+    assert reloaded.chunks[0:2][1] is chunk  # slices take kept records too
+    assert chunk == reloaded.chunks._record(1)
+
+
+def test_records_kept_are_bounded_by_their_text(monkeypatch, saved):
+    _, folder = saved
+    # Room for one record of the long document's text, plus the per-record allowance.
+    longest = max(len(text) for text in UNICODE_TEXTS)
+    monkeypatch.setattr(columns_module, "RECENT_CHARACTERS", longest + 256)
+    reloaded = DataStore.load(folder)
+    documents = reloaded.documents
+    long_one = documents[4]
+    assert documents[4] is long_one
+    small = documents[0]  # over the bound together: the least recent one goes
+    assert documents[0] is small
+    assert documents[4] is not long_one
+    assert documents[4] == long_one
+    assert documents[0] is not small  # ... and so on: never more than the bound
+    assert documents[0] == small
+
+
+def test_a_record_larger_than_the_bound_is_built_each_time(monkeypatch, saved):
+    _, folder = saved
+    longest = max(len(text) for text in UNICODE_TEXTS)
+    monkeypatch.setattr(columns_module, "RECENT_CHARACTERS", longest)  # no room with its allowance
+    reloaded = DataStore.load(folder)
+    assert reloaded.documents[4] is not reloaded.documents[4]
+    assert reloaded.documents[4] == reloaded.documents[4]
+    assert reloaded.documents[0] is reloaded.documents[0]  # the others are still kept
 
 
 def test_reloaded_columns_are_memory_mapped(saved):
