@@ -18,7 +18,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf import struct_pb2
 
@@ -115,6 +115,37 @@ def _enum_name(message: Any, field: str, number: int) -> str:
 # -- search results -----------------------------------------------------------------------------
 
 
+_R = TypeVar("_R")
+
+
+def _slot_builder(cls: type[_R]) -> Callable[..., _R]:
+    """A function that makes a ``cls`` from every field's value, in field order, by setting its
+    slots directly. A frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``: 3.8 µs for a ``SourceChunk``, against 1.7 µs here, and this runs for
+    every retrieved chunk. Only for a frozen slots dataclass with no ``__post_init__`` (the
+    same record either way: a test compares them)."""
+    if "__slots__" not in cls.__dict__ or hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__} is not a slots dataclass without __post_init__")
+    setters = tuple(
+        cls.__dict__[field.name].__set__
+        for field in dataclasses.fields(cls)  # type: ignore[arg-type]
+    )
+    new = object.__new__
+
+    def build(*values: Any) -> _R:
+        record = new(cls)
+        for setter, value in zip(setters, values, strict=True):
+            setter(record, value)
+        return record
+
+    build.__name__ = f"build_{cls.__name__}"
+    return build
+
+
+_rank_signals_record = _slot_builder(RankSignals)
+_source_chunk_record = _slot_builder(SourceChunk)
+
+
 def _rank_signals(result: Any) -> RankSignals | None:
     if not result.HasField("rank_signals"):
         return None
@@ -123,9 +154,8 @@ def _rank_signals(result: Any) -> RankSignals | None:
     custom = signals.custom_signals
     precomputed = signals.precomputed_expression_values
     # Every score is optional but default_rank. Positional, in the record's field order (a
-    # test pins it): this runs for every retrieved chunk, and matching ten keywords took 0.4 of
-    # its 2.5 µs.
-    return RankSignals(
+    # test pins it): this runs for every retrieved chunk.
+    return _rank_signals_record(
         signals.keyword_similarity_score if has("keyword_similarity_score") else None,
         signals.relevance_score if has("relevance_score") else None,
         signals.semantic_similarity_score if has("semantic_similarity_score") else None,
@@ -246,9 +276,8 @@ def _chunk(
         chunk.annotation_metadata,
         chunk.data_urls,
     )
-    # Positional, in the record's field order (a test pins it): matching 23 keywords took
-    # 0.7 µs of the 10 µs a chunk takes.
-    return SourceChunk(
+    # Every field, in the record's field order (a test pins it).
+    return _source_chunk_record(
         name,
         chunk.content,
         chunk.id,

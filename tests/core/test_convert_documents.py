@@ -7,12 +7,19 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
 from google.cloud import discoveryengine_v1 as de
 from hypothesis import given
 from hypothesis import strategies as st
 
 from grounding_core import chunk_metadata
-from grounding_core.convert import chunk_from_search_result, chunks_from_search_results
+from grounding_core.convert import (
+    _rank_signals_record,
+    _slot_builder,
+    _source_chunk_record,
+    chunk_from_search_result,
+    chunks_from_search_results,
+)
 from grounding_core.records import PageSpan, RankSignals, SourceChunk
 
 DOC = "projects/p/locations/global/collections/default_collection/dataStores/d/branches/0/documents"
@@ -250,3 +257,48 @@ def test_every_rank_signal_and_neighbour_lands_in_its_field():
     assert chunk.model_scores == {"m": (0.5,)}
     assert (chunk.description, chunk.data_source, chunk.update_time) == ("", "", None)
     assert (chunk.page_identifier, chunk.mime_type, chunk.relevance_score) == ("", "", None)
+
+
+@given(
+    st.lists(
+        st.one_of(st.none(), st.floats(allow_nan=False), st.text(), st.integers()),
+        min_size=len(dataclasses.fields(SourceChunk)),
+        max_size=len(dataclasses.fields(SourceChunk)),
+    )
+)
+def test_a_record_set_slot_by_slot_is_the_one_its_constructor_makes(values):
+    made = _source_chunk_record(*values)
+    expected = SourceChunk(*values)
+    assert made == expected
+    assert type(made) is SourceChunk
+    assert [getattr(made, f.name) for f in dataclasses.fields(SourceChunk)] == values
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.content = "changed"  # type: ignore[misc]
+    signals = values[: len(dataclasses.fields(RankSignals))]
+    assert _rank_signals_record(*signals) == RankSignals(*signals)
+
+
+def test_a_record_set_slot_by_slot_takes_every_field_and_no_more():
+    values = ["n"] * len(dataclasses.fields(SourceChunk))
+    with pytest.raises(ValueError, match="zip"):
+        _source_chunk_record(*values[:-1])
+    with pytest.raises(ValueError, match="zip"):
+        _source_chunk_record(*values, "one too many")
+
+
+def test_only_a_slots_record_without_post_init_is_set_slot_by_slot():
+    @dataclasses.dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        a: int
+
+        def __post_init__(self) -> None:
+            if self.a < 0:
+                raise ValueError("a")
+
+    for cls in (NoSlots, Checked):
+        with pytest.raises(TypeError, match=f"{cls.__name__} is not a slots dataclass"):
+            _slot_builder(cls)
