@@ -316,7 +316,6 @@ class DocumentTable(_Table, Sequence[Document]):
 
     def _record(self, index: int) -> Document:
         text = self._columns
-        stamp = text["update_time"][index]
         return Document(
             id=text["id"][index],
             uri=text["uri"][index],
@@ -324,9 +323,18 @@ class DocumentTable(_Table, Sequence[Document]):
             content=text["content"][index],
             struct_data=_json(text["struct_data"][index]),
             mime_type=text["mime_type"][index],
-            update_time=_dt.datetime.fromisoformat(stamp) if stamp else None,
+            update_time=self.update_time(index),
             description=text["description"][index],
         )
+
+    def uri(self, index: int) -> str:
+        """The URI of document ``index``, without building the document."""
+        return self._columns["uri"][index]
+
+    def update_time(self, index: int) -> _dt.datetime | None:
+        """The update time of document ``index``, without building the document."""
+        stamp = self._columns["update_time"][index]
+        return _dt.datetime.fromisoformat(stamp) if stamp else None
 
     def struct(self, index: int) -> dict[str, Any]:
         """The struct data of document ``index`` (parsed, not flattened)."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["Chunk", "Document", "developer_knowledge_name"]
+__all__ = ["Chunk", "Document", "data_source_of", "developer_knowledge_name"]
 
 
 def developer_knowledge_name(uri: str) -> str:
@@ -28,6 +28,15 @@ def developer_knowledge_name(uri: str) -> str:
     if not sep or not scheme.isalpha():
         rest = uri
     return "documents/" + rest.lstrip("/")
+
+
+def data_source_of(uri: str) -> str:
+    """The host of ``uri``, or ``local`` for a file URI (a Developer Knowledge filter field).
+
+    >>> data_source_of("https://docs.python.org/3/"), data_source_of("file:///srv/a.md")
+    ('docs.python.org', 'local')
+    """
+    return urlsplit(uri).hostname or "local"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +59,7 @@ class Document:
     @property
     def data_source(self) -> str:
         """The host of the URI (``docs.python.org``), or ``local`` for file URIs."""
-        return urlsplit(self.uri).hostname or "local"
+        return data_source_of(self.uri)
 
     @property
     def developer_knowledge_name(self) -> str:

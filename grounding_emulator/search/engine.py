@@ -59,7 +59,7 @@ from typing import Any, Literal
 import numpy as np
 
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.corpus.records import Chunk, Document
+from grounding_emulator.corpus.records import Chunk, Document, data_source_of
 from grounding_emulator.corpus.tokens import tokenize
 from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import (
@@ -258,12 +258,16 @@ def _check_params(params: SearchParams) -> None:
 # -- filters ------------------------------------------------------------------------------------
 
 
-def _developer_knowledge_fields(document: Document) -> dict[str, Any]:
+def _developer_knowledge_fields(store: DataStore, index: int) -> dict[str, Any]:
+    # Read from the columns: a filter reads every document, whose content need not be decoded.
+    documents = store.documents
+    uri = documents.uri(index)
+    update_time = documents.update_time(index)
     return {
-        "data_source": document.data_source,
-        "uri": document.uri,
-        "update_time": document.update_time.timestamp() if document.update_time else None,
-        "content_length_bytes": document.content_length_bytes,
+        "data_source": data_source_of(uri),
+        "uri": uri,
+        "update_time": update_time.timestamp() if update_time else None,
+        "content_length_bytes": documents.content_length(index),
     }
 
 
@@ -294,7 +298,7 @@ def _document_mask(store: DataStore, text: str, field: str, dialect: Dialect) ->
             return None
         return store.document_mask(
             f"dk:{text}",
-            lambda i: evaluate(expression, _developer_knowledge_fields(store.documents[i])),
+            lambda i: evaluate(expression, _developer_knowledge_fields(store, i)),
         )
     struct_expression = _struct_expression(store, text, field)
     if struct_expression is None:

@@ -28,6 +28,7 @@ from grounding_emulator.corpus.reading import SourceDocument
 from grounding_emulator.corpus.records import Chunk, Document
 from grounding_emulator.corpus.schema import detect_types
 from grounding_emulator.corpus.tokens import tokenize
+from grounding_emulator.search.engine import _developer_knowledge_fields
 from tests.emulator.fake_embedder import FakeEmbedder
 
 UNICODE_TEXTS = [
@@ -167,6 +168,26 @@ def test_a_record_larger_than_the_bound_is_built_each_time(monkeypatch, saved):
     assert reloaded.documents[4] is not reloaded.documents[4]
     assert reloaded.documents[4] == reloaded.documents[4]
     assert reloaded.documents[0] is reloaded.documents[0]  # the others are still kept
+
+
+def test_a_developer_knowledge_filter_reads_the_columns_not_the_documents(saved):
+    _, folder = saved
+    reloaded = DataStore.load(folder)
+    fields = [_developer_knowledge_fields(reloaded, i) for i in range(len(UNICODE_TEXTS))]
+    assert len(reloaded.documents._recent) == 0  # no document built, no content decoded
+    for number, document in enumerate(s.document for s in unicode_sources()):
+        stamp = document.update_time
+        assert fields[number] == {
+            "data_source": "example.com",
+            "uri": document.uri,
+            "update_time": stamp.timestamp() if stamp else None,
+            "content_length_bytes": len(document.content.encode("utf-8")),
+        }
+    assert (
+        fields[1]["update_time"]
+        == _dt.datetime(2024, 1, 2, 12, 30, tzinfo=_dt.timezone.utc).timestamp()
+    )
+    assert fields[0]["update_time"] is None
 
 
 def test_reloaded_columns_are_memory_mapped(saved):
