@@ -30,7 +30,7 @@ import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, get_args, overload
 
 import numpy as np
 from cachetools import LRUCache
@@ -408,9 +408,25 @@ class DocumentTable(_Table, Sequence[Document]):
                     f"({count},): rebuild the index"
                 )
             orders[kind] = order
-        schema = json.loads((directory / "schema.json").read_text(encoding="utf-8"))
-        types = {name: frozenset(kinds) for name, kinds in schema.items()}
-        return cls(columns, types, orders)
+        return cls(columns, _read_schema(directory / "schema.json"), orders)
+
+
+def _read_schema(path: Path) -> dict[str, frozenset[FieldType]]:
+    """The struct field types saved in ``path`` (``{field: [type, ...]}``); anything else is a
+    ``CorpusError`` naming the file."""
+    try:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise CorpusError(f"documents/schema.json is not JSON ({exc}): rebuild the index") from exc
+    known = set(get_args(FieldType))
+    if not isinstance(schema, dict) or not all(
+        isinstance(kinds, list) and set(kinds) <= known for kinds in schema.values()
+    ):
+        raise CorpusError(
+            "documents/schema.json is not {field: [type, ...]} with types among "
+            f"{sorted(known)}: rebuild the index"
+        )
+    return {name: frozenset(kinds) for name, kinds in schema.items()}
 
 
 class DocumentTableBuilder:

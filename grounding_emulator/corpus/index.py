@@ -105,7 +105,8 @@ class PostingsBuilder:
         self._blocks.append((tokens, counts.astype(np.float32), pairs))
 
     def build(self) -> ChunkIndex:
-        """The BM25 index of the rows added (each block is freed once scored)."""
+        """The BM25 index of the rows added (each block is freed once scored). Without a
+        single token (rows of stop words only) there is nothing to index: every score is 0."""
         self._flush()
         size = len(self._lengths)
         blocks, self._blocks = self._blocks, []
@@ -174,16 +175,6 @@ class ChunkIndex:
         if bm25 is not None:
             indptr = np.asarray(bm25.scores["indptr"])
             self._df = np.diff(indptr)
-
-    @classmethod
-    def build(cls, token_lists: Sequence[list[str]]) -> ChunkIndex:
-        """Index ``token_lists`` (chunk ``i`` is ``token_lists[i]``). Without a single token
-        (chunks of stop words only) there is nothing to index: every score is 0."""
-        vocabulary = Vocabulary()
-        builder = PostingsBuilder(vocabulary)
-        for tokens in token_lists:
-            builder.add(vocabulary.ids(tokens))
-        return builder.build()
 
     def save(self, directory: Path) -> None:
         """Write the index into ``directory`` (created)."""

@@ -22,7 +22,7 @@ from grounding_emulator.corpus.builtin import builtin_documents
 from grounding_emulator.corpus.chunking import blocks_from_markdown, chunk_blocks
 from grounding_emulator.corpus.columns import ChunkTable, DocumentTable, flatten_struct
 from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.corpus.index import ChunkIndex
+from grounding_emulator.corpus.index import ChunkIndex, PostingsBuilder, Vocabulary
 from grounding_emulator.corpus.integrity import file_digests
 from grounding_emulator.corpus.reading import SourceDocument
 from grounding_emulator.corpus.records import Chunk, Document
@@ -263,6 +263,15 @@ def assert_same_index(mine: bm25s.BM25, reference: bm25s.BM25) -> None:
         assert np.array_equal(reference.scores["data"][a], mine.scores["data"][b]), token
 
 
+def index_of(token_lists: list[list[str]]) -> ChunkIndex:
+    """The index an ingest builds of these token lists (one row each)."""
+    vocabulary = Vocabulary()
+    builder = PostingsBuilder(vocabulary)
+    for tokens in token_lists:
+        builder.add(vocabulary.ids(tokens))
+    return builder.build()
+
+
 @pytest.mark.parametrize("block", [1, 7, 1 << 15])
 def test_the_index_is_bm25s_own_array_for_array(monkeypatch, block):
     monkeypatch.setattr(index_module, "_BLOCK_ROWS", block)
@@ -270,7 +279,7 @@ def test_the_index_is_bm25s_own_array_for_array(monkeypatch, block):
     words = [f"w{n}" for n in range(200)] + ["東", "京", "東京", "🚀"]
     token_lists = [[rng.choice(words) for _ in range(rng.randint(0, 40))] for _ in range(500)]
     token_lists += [[], ["only"], ["only", "only"]]
-    mine = ChunkIndex.build(token_lists)
+    mine = index_of(token_lists)
     assert_same_index(mine._bm25, bm25s_index(token_lists))
 
 
@@ -352,6 +361,30 @@ def drop_an_id(folder: Path) -> None:
     np.save(path, np.load(path)[:-1])
 
 
+def unordered_chunks(folder: Path) -> None:
+    path = folder / "chunks" / "numbers.npy"
+    numbers = np.load(path)
+    numbers[0, 0] = numbers[-1, 0]  # the first chunk of the last document, then the others
+    np.save(path, numbers)
+
+
+def drop_a_name(folder: Path) -> None:
+    path = folder / "documents" / "by_name.npy"
+    np.save(path, np.load(path).astype(np.int64))
+
+
+def unreadable_schema(folder: Path) -> None:
+    (folder / "documents" / "schema.json").write_text("{not json", encoding="utf-8")
+
+
+def unknown_schema_type(folder: Path) -> None:
+    (folder / "documents" / "schema.json").write_text('{"lang": ["colour"]}', encoding="utf-8")
+
+
+def listed_schema(folder: Path) -> None:
+    (folder / "documents" / "schema.json").write_text('["lang"]', encoding="utf-8")
+
+
 @pytest.mark.parametrize(
     ("damage", "problem"),
     [
@@ -360,6 +393,11 @@ def drop_an_id(folder: Path) -> None:
         (reshape_offsets, "documents/offsets.npy holds 4 documents, not 5"),
         (foreign_document, "chunks/numbers.npy names documents that documents/ does not hold"),
         (drop_an_id, "documents/by_id.npy holds int32 (4,), not int32 (5,)"),
+        (unordered_chunks, "chunks/numbers.npy names documents that documents/ does not hold"),
+        (drop_a_name, "documents/by_name.npy holds int64 (5,), not int32 (5,)"),
+        (unreadable_schema, "documents/schema.json is not JSON"),
+        (unknown_schema_type, "documents/schema.json is not {field: [type, ...]} with types"),
+        (listed_schema, "documents/schema.json is not {field: [type, ...]} with types"),
     ],
 )
 def test_a_damaged_column_is_refused_naming_its_file(saved, damage, problem):

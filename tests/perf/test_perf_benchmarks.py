@@ -158,3 +158,33 @@ def test_field_survival_of_a_full_node():
 def test_an_object_without_a_known_chunk_keeps_nothing():
     kept, _ = survival([{"id": "x", "text": "something else", "metadata": {}}], [_chunk()])
     assert kept == []
+
+
+def test_the_scale_benchmark_sizes_come_from_the_variable(monkeypatch):
+    from benchmarks import bench_emulator_scale as scale
+
+    monkeypatch.delenv(scale.SIZES_VARIABLE, raising=False)
+    assert scale.sizes(quick=False) == scale.SIZES == (1_000, 10_000, 100_000)
+    assert scale.sizes(quick=True) == scale.QUICK_SIZES == (200,)
+    monkeypatch.setenv(scale.SIZES_VARIABLE, " 1000,1_000_000 ")
+    assert scale.sizes(quick=False) == (1_000, 1_000_000)
+    assert scale.sizes(quick=True) == (200,)  # quick ignores it: tests never run 1M
+
+
+@pytest.mark.parametrize(
+    ("given", "problem"),
+    [
+        ("1000,,2", "give chunk counts separated by commas"),
+        ("a lot", "give chunk counts separated by commas"),
+        ("1e6", "give chunk counts separated by commas"),
+        ("1000,0", "every chunk count must be positive"),
+        ("-5", "every chunk count must be positive"),
+    ],
+)
+def test_bad_scale_benchmark_sizes_are_refused_naming_the_variable(monkeypatch, given, problem):
+    from benchmarks import bench_emulator_scale as scale
+
+    monkeypatch.setenv(scale.SIZES_VARIABLE, given)
+    with pytest.raises(ValueError, match=problem) as info:
+        scale.sizes(quick=False)
+    assert f"GROUNDING_BENCH_SCALE_SIZES={given.strip()!r}" in str(info.value)
