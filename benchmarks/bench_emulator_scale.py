@@ -40,7 +40,7 @@ from typing import Any
 from google.cloud import discoveryengine_v1 as de
 
 from benchmarks.common import Row, percentile
-from grounding_core.clients import DiscoveryEngineClients
+from grounding_core import DiscoveryEngineConnection
 from grounding_emulator import CorpusStore, DataStore, EmulatorServer
 from grounding_emulator.corpus.builtin import builtin_documents
 from grounding_emulator.corpus.chunking import (
@@ -160,7 +160,8 @@ def grpc_search_latencies(
     ``snapshot`` (put into ``store``), retries off."""
     store.put(snapshot)
     with EmulatorServer(store) as server:
-        client = DiscoveryEngineClients(emulator_host=server.address).search()
+        connection = DiscoveryEngineConnection(emulator_host=server.address)
+        client = connection.client(de.SearchServiceClient)
         config = SERVING_CONFIG.format(store=snapshot.id)
 
         def round_trip(query: str) -> None:

@@ -16,13 +16,10 @@ from dataclasses import dataclass
 
 from benchmarks.common import Row, percentile
 from grounding_core import (
-    ChunkSearchSpec,
-    DiscoveryEngineClients,
-    DiscoveryEngineTarget,
-    answer_query,
-    check_grounding,
-    grounding_config_path,
-    search_chunks,
+    DiscoveryEngineAnswerQuery,
+    DiscoveryEngineChunkSearch,
+    DiscoveryEngineConnection,
+    GroundingCheck,
 )
 from grounding_emulator import EmulatorServer
 
@@ -70,14 +67,14 @@ def resident_mb() -> float:
     return pages * resource.getpagesize() / 2**20
 
 
-def _calls(clients: DiscoveryEngineClients) -> list[Callable[[str], object]]:
-    store = DiscoveryEngineTarget(project=PROJECT, data_store="python-docs")
-    engine = DiscoveryEngineTarget(project=PROJECT, engine="python-docs-app")
-    config = grounding_config_path(PROJECT)
+def _calls(connection: DiscoveryEngineConnection) -> list[Callable[[str], object]]:
+    search = DiscoveryEngineChunkSearch(connection, data_store_id="python-docs", k=10)
+    check = GroundingCheck(connection)
+    answering = DiscoveryEngineAnswerQuery(connection, engine_id="python-docs-app")
     return [
-        lambda q: search_chunks(clients, store, q, ChunkSearchSpec(k=10)),
-        lambda q: check_grounding(clients, config, ANSWER, FACTS),
-        lambda q: answer_query(clients, engine, q),
+        search.search,
+        lambda q: check.check(ANSWER, FACTS, FACTS),
+        answering.answer,
     ]
 
 
@@ -90,7 +87,7 @@ def run_load(address: str, *, clients: int = 16, calls: int = 5000) -> LoadResul
 
     def worker(number: int) -> None:
         nonlocal errors
-        own = DiscoveryEngineClients(emulator_host=address)
+        own = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=address)
         mine: list[float] = []
         failed = 0
         try:

@@ -29,7 +29,7 @@ from benchmarks.thin_retrievers import (
 )
 from benchmarks.timing import interleaved, median_ms
 from grounding_core import ChunkSearchSpec, DiscoveryEngineTarget
-from grounding_core.search import search_request
+from grounding_core.search.discovery_engine import search_request
 from langchain_grounding import DiscoveryEngineRetriever as LangChainRetriever
 from llamaindex_grounding import DiscoveryEngineRetriever as LlamaIndexRetriever
 
@@ -55,7 +55,7 @@ def _contenders(address: str, k: int) -> dict[str, Callable[[], object]]:
     )
     for spec in (ChunkSearchSpec(k=k), llamaindex.spec):
         ours = search_request(langchain.target, QUERY, spec)
-        if type(ours).serialize(ours) != type(request).serialize(request):
+        if ours.SerializeToString() != type(request).serialize(request):
             raise AssertionError(f"not the same request:\n{ours}\n!=\n{request}")
     thin_langchain = ThinLangChainRetriever(client=client, serving_config=config, k=k)
     thin_llamaindex = ThinLlamaIndexRetriever(client, config, k)

@@ -41,7 +41,7 @@ from benchmarks.common import Row
 from benchmarks.emulator_process import EmulatorProcess
 from benchmarks.peers import LANGCHAIN_PEER, LLAMAINDEX_RERANK_PEER, PeerProcess
 from benchmarks.timing import interleaved, median_ms
-from grounding_core import ranking_config_path
+from grounding_core import DEFAULT_RANKING_CONFIG
 from grounding_emulator import CorpusStore, DataStore
 from grounding_emulator.corpus.builtin import builtin_documents, builtin_fingerprint
 from grounding_emulator.corpus.embeddings import Embedder, default_embedder
@@ -151,7 +151,7 @@ def _raw_client(address: str) -> de.RankServiceClient:
 def _raw_call(address: str, records: Records) -> Callable[[], object]:
     """The floor: a ``RankRequest`` built from the records, sent by Google's client."""
     client = _raw_client(address)
-    config = ranking_config_path(PROJECT)
+    config = f"projects/{PROJECT}/locations/global/rankingConfigs/{DEFAULT_RANKING_CONFIG}"
 
     def call() -> object:
         request = de.RankRequest(

@@ -26,7 +26,7 @@ from benchmarks.field_survival import FIELDS, survival
 from benchmarks.peer_driver import plain_object
 from benchmarks.peers import LANGCHAIN_PEER, LLAMAINDEX_PEER, PeerProcess
 from benchmarks.timing import median_ms, time_each
-from grounding_core import ChunkSearchSpec, DiscoveryEngineClients, SourceChunk, search_chunks
+from grounding_core import DiscoveryEngineChunkSearch, DiscoveryEngineConnection, SourceChunk
 from langchain_grounding import DiscoveryEngineRetriever as LangChainRetriever
 from llamaindex_grounding import DiscoveryEngineRetriever as LlamaIndexRetriever
 
@@ -54,12 +54,12 @@ PEERS = {
 
 def _truth(address: str) -> list[SourceChunk]:
     """Every chunk the first query matches, as a chunk-mode search returns it."""
-    clients = DiscoveryEngineClients(emulator_host=address)
-    target = LangChainRetriever(project_id=PROJECT, data_store_id=DATA_STORE).target
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=address)
+    search = DiscoveryEngineChunkSearch(connection, data_store_id=DATA_STORE, k=1000)
     try:
-        return search_chunks(clients, target, QUERIES[0], ChunkSearchSpec(k=1000))
+        return search.search(QUERIES[0])
     finally:
-        clients.close()
+        connection.close()
 
 
 def _ours(address: str) -> dict[str, Callable[[str], Sequence[Any]]]:

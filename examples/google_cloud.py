@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any
 
-from grounding_core import DiscoveryEngineClients, DiscoveryEngineTarget
+from grounding_core import DiscoveryEngineConnection, DiscoveryEngineTarget
 from grounding_emulator import EmulatorServer
 from langchain_grounding import DiscoveryEngineAnswer, DiscoveryEngineRetriever, GroundingChecker
 
@@ -40,8 +40,8 @@ class Settings:
 
 def describe(settings: Settings) -> str:
     """Where the calls of ``settings`` go, and as what."""
-    clients = DiscoveryEngineClients(
-        location=settings.location, emulator_host=settings.emulator_host
+    connection = DiscoveryEngineConnection(
+        project_id=settings.project, location=settings.location, emulator_host=settings.emulator_host
     )
     store = DiscoveryEngineTarget(
         project=settings.project, data_store=settings.data_store, location=settings.location
@@ -49,12 +49,12 @@ def describe(settings: Settings) -> str:
     app = store.replace(data_store=None, engine=settings.engine)
     credentials = (
         "none (the emulator takes anonymous calls)"
-        if clients.uses_emulator
+        if connection.uses_emulator
         else "application default credentials (gcloud auth application-default login)"
     )
     return "\n".join(
         [
-            f"endpoint:        {clients.endpoint}",
+            f"endpoint:        {connection.endpoint}",
             f"credentials:     {credentials}",
             f"search:          {store.serving_config_path}",
             f"answerQuery:     {app.serving_config_path}",

@@ -7,8 +7,7 @@ answer text, so ``answer[span.start:span.end]`` is the cited claim in any script
 Google's checkGrounding (``report_citations``) or a cited segment of answerQuery
 (``answer_citations``).
 
->>> from grounding_core.records import CitedChunk, Claim, GroundingResult, GroundingSource
->>> from grounding_core.report import GroundingReport
+>>> from grounding_core import CitedChunk, Claim, GroundingReport, GroundingResult, GroundingSource
 >>> fact = GroundingSource("Paris is the capital of France.", {"uri": "https://a", "title": "A"})
 >>> cited = CitedChunk(fact.text, source_index=0, fact_index=0)
 >>> claim = Claim("Paris is the capital.", 0, 21, 0, 21, (0,), (cited,))
@@ -24,22 +23,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from .records import CitedChunk, GroundedAnswer, GroundingSource
+from ._records import CitedChunk, GroundedAnswer, GroundingSource
 
 if TYPE_CHECKING:
-    from .report import GroundingReport
-
-__all__ = [
-    "CITATION_ANNOTATIONS_KEY",
-    "URL_KEYS",
-    "CitationSpan",
-    "answer_citations",
-    "citations_metadata",
-    "report_citations",
-    "segment_spans",
-    "source_title",
-    "source_url",
-]
+    from .grounding.report import GroundingReport
 
 CITATION_ANNOTATIONS_KEY = "citation_annotations"
 """The metadata key of the citation spans, in a report's and an answer's metadata."""

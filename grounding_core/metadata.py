@@ -16,9 +16,8 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
-from .citations import CITATION_ANNOTATIONS_KEY, answer_citations, citations_metadata
-from .errors import InputError
-from .records import (
+from ._errors import InputError
+from ._records import (
     AnswerCitation,
     Claim,
     GroundedAnswer,
@@ -30,23 +29,7 @@ from .records import (
     SourceChunk,
     to_jsonable,
 )
-
-__all__ = [
-    "CHUNK_PROSE_KEYS",
-    "DEFAULT_METADATA_LAYOUT",
-    "FACT_ATTRIBUTE_EXCLUDES",
-    "METADATA_LAYOUTS",
-    "MetadataLayout",
-    "answer_metadata",
-    "check_metadata_layout",
-    "chunk_metadata",
-    "flat_metadata",
-    "grounding_metadata",
-    "grounding_source",
-    "neighbour_metadata",
-    "rank_signals_metadata",
-    "search_response_metadata",
-]
+from .citations import CITATION_ANNOTATIONS_KEY, answer_citations, citations_metadata
 
 # Keys that read as prose (worth showing to an LLM or embedding); the rest is machinery.
 CHUNK_PROSE_KEYS = frozenset({"title", "source", "description"})
@@ -79,7 +62,7 @@ def grounding_source(text: str, metadata: Mapping[str, Any] | None) -> Grounding
 
     Empty values and the bulky keys of ``FACT_ATTRIBUTE_EXCLUDES`` are left out of the fact's
     attributes; other non-string values are serialized as JSON when the fact is built (and
-    refused there, naming the key, if they cannot be: ``facts.attributes_from_metadata``).
+    refused there, naming the key, if they cannot be).
     """
     if not isinstance(metadata, Mapping):
         # Anything else but None is refused, naming the source, when the facts are built.

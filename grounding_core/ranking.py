@@ -1,5 +1,5 @@
-"""The Ranking API (``RankService.Rank``): records scored against a query by Google's semantic
-ranker, sync and async, any number of records.
+"""``DiscoveryEngineRanking``: the Ranking API (``RankService.Rank``): records scored against a
+query by Google's semantic ranker, sync and async, any number of records.
 
 Records go in as ``RankingRecord``s (a title, a content, or both; an optional id), and come
 back as ``RankedRecord``s: their position in the list given, their id and their score, best
@@ -8,8 +8,8 @@ same id, come back right. Google ranks "At most 200 records" a request (``MAX_RA
 more are sent in batches (concurrently in ``arank``) and merged by score, which Google computes
 for each record against the query alone; ``top_n`` applies to the merged list.
 
->>> connection = DiscoveryEngineConnection.create(project_id="p", emulator_host="localhost:8123")
->>> ranking = DiscoveryEngineRanking.create(connection, top_n=2)
+>>> connection = DiscoveryEngineConnection(project_id="p", emulator_host="localhost:8123")
+>>> ranking = DiscoveryEngineRanking(connection, top_n=2)
 >>> ranking.ranking_config
 'projects/p/locations/global/rankingConfigs/default_ranking_config'
 >>> records = [RankingRecord(title="Gemini", content="A large language model by Google.")]
@@ -28,26 +28,10 @@ from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 
-from .clients import DiscoveryEngineClients
-from .connection import DiscoveryEngineConnection
-from .errors import ConfigurationError, InputError, translate_errors
-from .search import check_query
-from .settings import DEFAULT_RANKING_CONFIG, CallOptions, ranking_config_path
-from .specs import check_user_labels
-from .validation import check_field_types, check_request_size
-
-__all__ = [
-    "DEFAULT_TITLE_FIELDS",
-    "MAX_RANK_RECORDS",
-    "DiscoveryEngineRanking",
-    "RankedRecord",
-    "RankingRecord",
-    "RankingSpec",
-    "arank",
-    "rank",
-    "rank_requests",
-    "record_title",
-]
+from ._checks import check_fields, check_query, check_request_size, check_user_labels
+from ._clients import DiscoveryEngineConnection
+from ._errors import ConfigurationError, InputError, translate_errors
+from ._settings import DEFAULT_RANKING_CONFIG
 
 MAX_RANK_RECORDS = 200
 """``RankRequest.records``: "At most 200 records to rank"."""
@@ -99,7 +83,7 @@ class RankingSpec:
     user_labels: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        check_field_types(self)
+        check_fields(self)
         if self.model is not None and not self.model.strip():
             raise InputError(
                 "model is empty: give a ranking model, e.g. semantic-ranker-default@latest, "
@@ -183,87 +167,50 @@ def _ranked(
     return ranked if spec.top_n is None else ranked[: spec.top_n]
 
 
-def rank(
-    clients: DiscoveryEngineClients,
-    ranking_config: str,
-    query: str,
-    records: Sequence[RankingRecord],
-    spec: RankingSpec = RankingSpec(),
-    options: CallOptions = CallOptions(),
-) -> list[RankedRecord]:
-    """``records`` ranked against ``query``, best first (see the module docstring)."""
-    requests = rank_requests(ranking_config, query, records, spec)
-    with translate_errors(OPERATION, ranking_config):
-        client = clients.rank()
-        responses = [client.rank(request=r, **options.call_kwargs()) for r in requests]
-    return _ranked(responses, records, spec)
-
-
-async def arank(
-    clients: DiscoveryEngineClients,
-    ranking_config: str,
-    query: str,
-    records: Sequence[RankingRecord],
-    spec: RankingSpec = RankingSpec(),
-    options: CallOptions = CallOptions(),
-) -> list[RankedRecord]:
-    """Async ``rank``, on Google's async client (batches sent concurrently)."""
-    requests = rank_requests(ranking_config, query, records, spec)
-    with translate_errors(OPERATION, ranking_config):
-        client = clients.rank_async()
-        responses = await asyncio.gather(
-            *(client.rank(request=r, **options.async_call_kwargs()) for r in requests)
-        )
-    return _ranked(responses, records, spec)
-
-
-@dataclass(frozen=True, slots=True)
 class DiscoveryEngineRanking:
-    """The Ranking API as one component: a connection, the ranking config (its resource name)
+    """The Ranking API as one component: a connection, the ranking config (``ranking_config``
+    is an id in the connection's project and location; the attribute holds its resource name)
     and the ``RankingSpec``; what the LangChain compressor and the LlamaIndex postprocessor
-    wrap."""
+    wrap. A bad option raises ``ConfigurationError`` naming it."""
 
-    connection: DiscoveryEngineConnection
-    ranking_config: str
-    spec: RankingSpec = RankingSpec()
+    __slots__ = ("connection", "ranking_config", "spec")
 
-    @classmethod
-    def create(
-        cls,
+    def __init__(
+        self,
         connection: DiscoveryEngineConnection,
         *,
         ranking_config: str = DEFAULT_RANKING_CONFIG,
         model: str | None = None,
         top_n: int | None = None,
         user_labels: Mapping[str, str] | None = None,
-    ) -> DiscoveryEngineRanking:
-        """The ranking of ``ranking_config`` (an id in the connection's project and
-        location); a bad option raises ``ConfigurationError`` naming it."""
-        path = ranking_config_path(connection.project, connection.location, ranking_config)
+    ) -> None:
+        self.connection = connection
+        self.ranking_config = connection.ranking_config_path(ranking_config)
         try:
-            spec = RankingSpec(model=model, top_n=top_n, user_labels=user_labels or {})
+            self.spec = RankingSpec(model=model, top_n=top_n, user_labels=user_labels or {})
         except InputError as exc:  # a setting, not a request
-            raise ConfigurationError(str(exc)) from exc
-        return cls(connection, path, spec)
+            raise ConfigurationError.of(exc) from exc
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(ranking_config={self.ranking_config!r}, "
+            f"endpoint={self.connection.endpoint!r})"
+        )
 
     def rank(self, query: str, records: Sequence[RankingRecord]) -> list[RankedRecord]:
-        """``records`` ranked against ``query``, best first."""
-        return rank(
-            self.connection.clients,
-            self.ranking_config,
-            query,
-            records,
-            self.spec,
-            self.connection.call_options,
-        )
+        """``records`` ranked against ``query``, best first (see the module docstring)."""
+        requests = rank_requests(self.ranking_config, query, records, self.spec)
+        with translate_errors(OPERATION, self.ranking_config):
+            client = self.connection.client(de.RankServiceClient)
+            kwargs = self.connection.call_options.call_kwargs()
+            responses = [client.rank(request=r, **kwargs) for r in requests]
+        return _ranked(responses, records, self.spec)
 
     async def arank(self, query: str, records: Sequence[RankingRecord]) -> list[RankedRecord]:
-        """Async ``rank``, on Google's async client."""
-        return await arank(
-            self.connection.clients,
-            self.ranking_config,
-            query,
-            records,
-            self.spec,
-            self.connection.call_options,
-        )
+        """Async ``rank``, on Google's async client (batches sent concurrently)."""
+        requests = rank_requests(self.ranking_config, query, records, self.spec)
+        with translate_errors(OPERATION, self.ranking_config):
+            client = self.connection.async_client(de.RankServiceAsyncClient)
+            kwargs = self.connection.call_options.async_call_kwargs()
+            responses = await asyncio.gather(*(client.rank(request=r, **kwargs) for r in requests))
+        return _ranked(responses, records, self.spec)

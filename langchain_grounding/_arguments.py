@@ -6,12 +6,14 @@ a retriever with the default ``k`` in silence. And a ``ValidationError`` shows t
 default (``input_value={...}``), ``client_options={"api_key": ...}`` included, whatever the
 mistake. ``StrictArguments`` refuses every name that is not a field (or its alias), the
 fields of LangChain's bases (``tags``, ``metadata``, ``callbacks``, ``name``...) included,
-with ``grounding_core.unknown_arguments_message`` (the closest known name, never a value),
-after translating the peers' names (``grounding_core.translate_peer_arguments``: the
-component's ``_peer_arguments`` table, a ``DeprecationWarning`` for each use),
-and hides inputs in the text of every error of the model (``hide_input_in_errors``); a
-``ValidationError`` raised by ``__init__`` carries no input in ``errors()`` and ``json()``
-either (pydantic keeps them there: a web framework returning ``errors()`` would echo a key).
+with ``grounding_core.peers.unknown_arguments_message`` (the closest known name, never a
+value), after translating the peers' names and reading their environment variables
+``$PROJECT_ID`` and ``$DATA_STORE_ID`` where ours are unset
+(``grounding_core.peers.translate_peer_arguments``: the component's ``_peer_arguments``
+table, a ``DeprecationWarning`` for each use), and hides inputs in the text of every error of
+the model (``hide_input_in_errors``); a ``ValidationError`` raised by ``__init__`` carries no
+input in ``errors()`` and ``json()`` either (pydantic keeps them there: a web framework
+returning ``errors()`` would echo a key).
 
 pydantic merges the configuration of a class's bases from left to right, so LangChain's base
 classes, listed after ours, would bring ``extra="ignore"`` back: list ``StrictArguments`` last
@@ -24,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 
-from grounding_core import (
+from grounding_core.peers import (
     init_without_inputs,
     peer_table_of,
     translate_peer_arguments,
@@ -63,7 +65,7 @@ class StrictArguments(BaseModel):
             # the unknown-name error, with our closest name.
             table = peer_table_of(cls, known) if info.field_name is None else None
             try:
-                data = translate_peer_arguments(cls.__name__, table, data)
+                data = translate_peer_arguments(cls.__name__, table, data, known)
             except TypeError as exc:  # a validator's errors are ValueErrors, as pydantic's
                 raise ValueError(str(exc)) from exc
             message = unknown_arguments_message(cls.__name__, data, known)

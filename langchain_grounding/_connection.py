@@ -1,10 +1,10 @@
 """Connection settings shared by every LangChain component: where to send calls and how.
 
-The pydantic fields of ``grounding_core.DiscoveryEngineConnection.create`` (and of its Developer
+The pydantic fields of ``grounding_core.DiscoveryEngineConnection`` (and of its Developer
 Knowledge twin), with the same defaults; ``connection`` is the core connection, built once
 (lazily) and reused. Credentials and client options never appear in reprs or LangChain's
 serialized forms (``dumpd``); a pickle holds them as given (a key too), and builds its own
-clients at its first call (``grounding_core.clients``).
+clients at its first call (the core connection's pickling).
 Assigning a field validates the component again (``validate_assignment``) and rebuilds what
 it holds from its fields (the connection too, when a connection field changed).
 """
@@ -14,17 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationError
 
 from grounding_core import (
     DEFAULT_LOCATION,
     DEFAULT_RETRY,
     DEFAULT_TIMEOUT,
-    CallOptions,
-    DeveloperKnowledgeClients,
     DeveloperKnowledgeConnection,
     DeveloperKnowledgeConnectionArgs,
-    DiscoveryEngineClients,
     DiscoveryEngineConnection,
     DiscoveryEngineConnectionArgs,
     RetryPolicy,
@@ -57,35 +54,42 @@ class _Settings(StrictArguments):
         repr=False,
         description="google.api_core ClientOptions or dict (e.g. api_endpoint)",
     )
-    timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, description="seconds per attempt")
+    timeout: float = Field(default=DEFAULT_TIMEOUT, description="seconds per attempt")
     retry: RetryPolicy | None = Field(
         default=DEFAULT_RETRY,
         description="backoff on UNAVAILABLE/RESOURCE_EXHAUSTED/INTERNAL/DEADLINE_EXCEEDED; "
         "None disables retries",
     )
 
-    # The fields the core connection is built from: assigning one drops the connection.
+    # The core connection and the fields it is built from: assigning one drops it.
+    _connection_class: ClassVar[type[Any]] = DeveloperKnowledgeConnection
     _connection_fields: ClassVar[frozenset[str]] = (
         DeveloperKnowledgeConnectionArgs.__optional_keys__
     )
-    _connection: DiscoveryEngineConnection | DeveloperKnowledgeConnection | None = PrivateAttr(
-        default=None
-    )
+    _connection: Any = PrivateAttr(default=None)
 
     def __setattr__(self, name: str, value: Any) -> None:
+        # The core checks the value when the validator builds the core component again, after
+        # pydantic has set the field: a refused value leaves the component as it was.
+        fields, connection = dict(self.__dict__), self._connection
         if name in self._connection_fields:
             self._connection = None
-        super().__setattr__(name, value)
+        try:
+            super().__setattr__(name, value)
+        except ValidationError:
+            object.__setattr__(self, "__dict__", fields)
+            self._connection = connection
+            raise
 
-    # The clients say which setting cannot be pickled or copied (pydantic would copy the raw
-    # field first, with an error that names no setting); the pickle holds the credentials as
-    # given, and builds its own clients at its first call.
+    # The connection says which setting cannot be pickled or copied (pydantic would copy the
+    # raw field first, with an error that names no setting); the pickle holds the credentials
+    # as given, and builds its own clients at its first call.
     def __getstate__(self) -> dict[Any, Any]:
-        self.connection.clients.check_picklable()
+        self.connection.check_picklable()
         return super().__getstate__()
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
-        self.connection.clients.check_picklable()
+        self.connection.check_picklable()
         return super().__deepcopy__(memo)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
@@ -97,19 +101,23 @@ class _Settings(StrictArguments):
             setattr(copied, name, value)
         return copied
 
-    def _connection_settings(self) -> dict[str, Any]:
-        """The keyword arguments of the core connection's ``create``."""
-        return {name: getattr(self, name) for name in self._connection_fields}
+    @property
+    def connection(self) -> Any:
+        """The core connection (Google's clients, the call options), built once."""
+        if self._connection is None:
+            settings = {name: getattr(self, name) for name in self._connection_fields}
+            self._connection = self._connection_class(**settings)
+        return self._connection
 
     @property
-    def call_options(self) -> CallOptions:
+    def clients(self) -> Any:
+        """The core connection, which serves Google's clients (its old name)."""
+        return self.connection
+
+    @property
+    def call_options(self) -> Any:
         """The per-call timeout and retry (the connection's)."""
         return self.connection.call_options
-
-    @property
-    def connection(self) -> DiscoveryEngineConnection | DeveloperKnowledgeConnection:
-        """The core connection, built once."""
-        raise NotImplementedError
 
 
 class DiscoveryEngineSettings(_Settings):
@@ -124,35 +132,9 @@ class DiscoveryEngineSettings(_Settings):
         default=DEFAULT_LOCATION, description="global, us or eu (picks the endpoint)"
     )
 
+    _connection_class = DiscoveryEngineConnection
     _connection_fields = DiscoveryEngineConnectionArgs.__optional_keys__
-    _connection: DiscoveryEngineConnection | None = PrivateAttr(default=None)
-
-    @property
-    def connection(self) -> DiscoveryEngineConnection:
-        """The core connection (clients, resolved project), built once."""
-        if self._connection is None:
-            self._connection = DiscoveryEngineConnection.create(**self._connection_settings())
-        return self._connection
-
-    @property
-    def clients(self) -> DiscoveryEngineClients:
-        """Google's clients for this connection, built once."""
-        return self.connection.clients
 
 
 class DeveloperKnowledgeSettings(_Settings):
     """Connection settings of the Developer Knowledge API."""
-
-    _connection: DeveloperKnowledgeConnection | None = PrivateAttr(default=None)
-
-    @property
-    def connection(self) -> DeveloperKnowledgeConnection:
-        """The core connection (clients), built once."""
-        if self._connection is None:
-            self._connection = DeveloperKnowledgeConnection.create(**self._connection_settings())
-        return self._connection
-
-    @property
-    def clients(self) -> DeveloperKnowledgeClients:
-        """Google's clients for this connection, built once."""
-        return self.connection.clients

@@ -20,10 +20,9 @@ from langchain_core.documents import Document
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import Field, model_validator
 
-from grounding_core import (
+from grounding_core import InputError, InvalidRequestError
+from grounding_core.agents import (
     DEFAULT_TOOL_MAX_K,
-    InputError,
-    InvalidRequestError,
     check_tool_text,
     is_model_error,
     narrowed_filter,

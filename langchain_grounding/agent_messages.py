@@ -15,7 +15,8 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from grounding_core import REVISION_KEY, InputError
+from grounding_core import InputError
+from grounding_core.agents import REVISION_KEY
 
 from .documents import add_new_documents
 

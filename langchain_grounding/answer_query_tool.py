@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.documents import Document
 
-from grounding_core import (
+from grounding_core.agents import (
     ANSWER_QUERY_DESCRIPTION,
     ANSWER_QUERY_TOOL_DESCRIPTION,
     ANSWER_QUERY_TOOL_NAME,

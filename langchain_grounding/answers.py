@@ -15,20 +15,22 @@ from pydantic import Field, PrivateAttr, model_validator
 from grounding_core import (
     DEFAULT_COLLECTION,
     DEFAULT_SERVING_CONFIG,
-    AnswerOptions,
     AnswerSpec,
-    AnswerStreamItem,
     DataStoreSpec,
     DeveloperKnowledgeAnswerQuery,
     DiscoveryEngineAnswerQuery,
     DiscoveryEngineTarget,
-    FilteringLevel,
     GroundedAnswer,
     InputError,
-    QueryClassificationType,
-    SearchResultMode,
     answer_metadata,
 )
+from grounding_core.answers.answer_query import (
+    AnswerOptions,
+    FilteringLevel,
+    QueryClassificationType,
+)
+from grounding_core.search.discovery_engine import DiscoveryEngineTargetArgs
+from grounding_core.search.specs import SearchResultMode
 
 from ._arguments import StrictArguments
 from ._connection import DeveloperKnowledgeSettings, DiscoveryEngineSettings
@@ -71,7 +73,7 @@ def answer_output(query: str, answer: GroundedAnswer) -> dict[str, Any]:
     }
 
 
-def answer_chunk(query: str, item: AnswerStreamItem) -> AddableDict:
+def answer_chunk(query: str, item: str | GroundedAnswer) -> AddableDict:
     """A stream chunk of the answer Runnables: ``{"answer": text}`` for new text; last, every
     other key of ``answer_output`` (the chunks add up to ``answer_output``)."""
     if isinstance(item, str):
@@ -299,14 +301,10 @@ class DiscoveryEngineAnswer(DiscoveryEngineSettings, _Answering):
 
     @model_validator(mode="after")
     def _build(self) -> DiscoveryEngineAnswer:
-        options = option_values(self, AnswerOptions)
-        self._answering = DiscoveryEngineAnswerQuery.create(
+        self._answering = DiscoveryEngineAnswerQuery(
             self.connection,
-            data_store_id=self.data_store_id,
-            engine_id=self.engine_id,
-            collection=self.collection,
-            serving_config_id=self.serving_config_id,
-            **options,
+            **option_values(self, DiscoveryEngineTargetArgs),
+            **option_values(self, AnswerOptions),
         )
         return self
 
@@ -355,7 +353,7 @@ class DeveloperKnowledgeAnswer(DeveloperKnowledgeSettings, _Answering):
 
     @model_validator(mode="after")
     def _build(self) -> DeveloperKnowledgeAnswer:
-        self._answering = DeveloperKnowledgeAnswerQuery(self.connection, self.filter)
+        self._answering = DeveloperKnowledgeAnswerQuery(self.connection, filter=self.filter)
         return self
 
     def _asked(

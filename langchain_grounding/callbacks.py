@@ -15,7 +15,6 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 from uuid import UUID
 
@@ -153,7 +152,7 @@ class _GroundingCollector:
     @property
     def _check(self) -> GroundingCheck:
         # A callback reports, it never decides: no policy, and a failed check is recorded.
-        return replace(self.checker.grounding_check, on_ungrounded="annotate", on_error="record")
+        return self.checker.grounding_check.replace(on_ungrounded="annotate", on_error="record")
 
     def _store(self, run_id: UUID, report: LangChainGroundingReport) -> None:
         with self._lock:

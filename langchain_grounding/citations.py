@@ -27,7 +27,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from langchain_core.messages.content import Citation, create_citation
 
-from grounding_core import CitationSpan, segment_spans
+from grounding_core.citations import CitationSpan, segment_spans
 
 __all__ = [
     "GROUNDING_KEY",

@@ -58,7 +58,5 @@ class DeveloperKnowledgeRetriever(
 
     @model_validator(mode="after")
     def _build_search(self) -> DeveloperKnowledgeRetriever:
-        self._search = DeveloperKnowledgeChunkSearch.create(
-            self.connection, k=self.k, filter=self.filter
-        )
+        self._search = DeveloperKnowledgeChunkSearch(self.connection, k=self.k, filter=self.filter)
         return self

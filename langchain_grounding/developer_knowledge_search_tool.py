@@ -3,7 +3,7 @@ LangChain tool for agents."""
 
 from __future__ import annotations
 
-from grounding_core import (
+from grounding_core.agents import (
     DEVELOPER_KNOWLEDGE_FILTER_HELP,
     DEVELOPER_KNOWLEDGE_SEARCH_TOOL_NAME,
     DEVELOPER_KNOWLEDGE_TOOL_DESCRIPTION,
@@ -29,7 +29,8 @@ class DeveloperKnowledgeSearchTool(ChunkSearchTool):
             defaults of every call).
         allow_filter: give the schema a ``filter`` argument (AIP-160 on ``data_source``,
             ``uri``, ``update_time``, ``content_length_bytes``, as
-            ``grounding_core.DEVELOPER_KNOWLEDGE_FILTER_HELP`` describes it); default ``False``.
+            ``grounding_core.agents.DEVELOPER_KNOWLEDGE_FILTER_HELP`` describes it); default
+            ``False``.
         allow_k, max_k: a ``k`` argument, 1..``max_k`` (default 20), as on
             ``DiscoveryEngineSearchTool``.
         name, description: what the model sees.

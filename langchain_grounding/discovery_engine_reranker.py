@@ -11,14 +11,12 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
     DEFAULT_RANKING_CONFIG,
-    DEFAULT_TITLE_FIELDS,
-    PEER_RANKER_ARGUMENTS,
     DiscoveryEngineRanking,
-    PeerTable,
     RankedRecord,
     RankingRecord,
-    record_title,
 )
+from grounding_core.peers import PEER_RANKER_ARGUMENTS, PeerTable
+from grounding_core.ranking import DEFAULT_TITLE_FIELDS, record_title
 
 from ._connection import DiscoveryEngineSettings
 
@@ -75,7 +73,7 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
 
     ranking_config: str = DEFAULT_RANKING_CONFIG
     model: str | None = None
-    top_n: int | None = Field(default=None, ge=1)
+    top_n: int | None = None
     title_fields: tuple[str, ...] = DEFAULT_TITLE_FIELDS
     user_labels: dict[str, str] = Field(default_factory=dict)
 
@@ -84,7 +82,7 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
 
     @model_validator(mode="after")
     def _build_ranking(self) -> DiscoveryEngineReranker:
-        self._ranking = DiscoveryEngineRanking.create(
+        self._ranking = DiscoveryEngineRanking(
             self.connection,
             ranking_config=self.ranking_config,
             model=self.model,

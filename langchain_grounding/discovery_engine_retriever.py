@@ -11,22 +11,22 @@ from pydantic import Field, model_validator
 
 from grounding_core import (
     DEFAULT_COLLECTION,
-    DEFAULT_METADATA_LAYOUT,
-    DEFAULT_SEARCH_K,
     DEFAULT_SERVING_CONFIG,
-    PEER_RETRIEVER_ARGUMENTS,
     ChunkSearchSpec,
     DataStoreSpec,
     DiscoveryEngineChunkSearch,
     DiscoveryEngineTarget,
+    SourceChunk,
+)
+from grounding_core.metadata import DEFAULT_METADATA_LAYOUT, MetadataLayout
+from grounding_core.peers import PEER_RETRIEVER_ARGUMENTS, PeerTable
+from grounding_core.search.discovery_engine import DiscoveryEngineTargetArgs
+from grounding_core.search.specs import (
     DocumentText,
-    MetadataLayout,
-    PeerTable,
     QueryExpansion,
     RelevanceThreshold,
     SearchOptions,
     SearchResultMode,
-    SourceChunk,
     SpellCorrection,
 )
 
@@ -107,8 +107,8 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
     engine_id: str | None = Field(default=None, description="engine (app) id")
     collection: str | None = Field(default=DEFAULT_COLLECTION)
     serving_config_id: str = Field(default=DEFAULT_SERVING_CONFIG)
-    # The search options: ChunkSearchSpec's fields, with its defaults (k: DEFAULT_SEARCH_K).
-    k: int = Field(default=DEFAULT_SEARCH_K, description="number of chunks returned")
+    # The search options: ChunkSearchSpec's fields, with its defaults.
+    k: int = Field(default=_default("k"), description="number of chunks returned")
     filter: str = Field(default=_default("filter"), description='e.g. lang: ANY("en")')
     boost_spec: Mapping[str, Any] | None = Field(
         default=_default("boost_spec"), description="a BoostSpec as a dict"
@@ -181,12 +181,9 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
     @model_validator(mode="after")
     def _build_search(self) -> DiscoveryEngineRetriever:
         # The whole target and spec are validated now, not at the first query.
-        self._search = DiscoveryEngineChunkSearch.create(
+        self._search = DiscoveryEngineChunkSearch(
             self.connection,
-            data_store_id=self.data_store_id,
-            engine_id=self.engine_id,
-            collection=self.collection,
-            serving_config_id=self.serving_config_id,
+            **option_values(self, DiscoveryEngineTargetArgs),
             **option_values(self, SearchOptions),
         )
         return self

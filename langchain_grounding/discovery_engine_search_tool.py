@@ -3,7 +3,7 @@ LangChain tool for agents (``create_agent``, ``bind_tools``)."""
 
 from __future__ import annotations
 
-from grounding_core import (
+from grounding_core.agents import (
     DISCOVERY_ENGINE_SEARCH_TOOL_NAME,
     SEARCH_FILTER_DESCRIPTION,
     check_filter_fields,

@@ -10,14 +10,13 @@ from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 
 from grounding_core import (
-    DEFAULT_METADATA_LAYOUT,
     GroundingSource,
     InputError,
-    MetadataLayout,
     SourceChunk,
     chunk_metadata,
     grounding_source,
 )
+from grounding_core.metadata import DEFAULT_METADATA_LAYOUT, MetadataLayout
 
 __all__ = [
     "ANSWER_KEYS",
@@ -37,48 +36,14 @@ ANSWER_KEYS = ("answer", "output", "result", "response", "text")
 DOCUMENT_KEYS = ("documents", "context", "source_documents", "docs")
 
 
-def _fast_construct_safe() -> bool:
-    """Whether ``Document`` is still the plain model ``_document`` builds without pydantic's
-    ``model_construct``: no post-init or private attributes, no extra fields, these fields."""
-    return (
-        Document.__pydantic_post_init__ is None
-        and not Document.__pydantic_root_model__
-        and Document.model_config.get("extra") != "allow"
-        and list(Document.model_fields) == ["id", "metadata", "page_content", "type"]
-        and Document.model_fields["type"].default == "Document"
-    )
-
-
-_FAST_CONSTRUCT = _fast_construct_safe()
-_set = object.__setattr__
-
-
-def _document(id: str, page_content: str, metadata: dict[str, Any]) -> Document:
-    """``Document.model_construct(id=..., page_content=..., metadata=...)``, the same object
-    built in a third of the time: its per-field loop runs for every retrieved chunk."""
-    if not _FAST_CONSTRUCT:
-        return Document.model_construct(id=id, page_content=page_content, metadata=metadata)
-    document = Document.__new__(Document)
-    _set(
-        document,
-        "__dict__",
-        {"id": id, "metadata": metadata, "page_content": page_content, "type": "Document"},
-    )
-    # A set of its own: pydantic adds to it when a field is assigned.
-    _set(document, "__pydantic_fields_set__", {"id", "metadata", "page_content"})
-    _set(document, "__pydantic_extra__", None)
-    _set(document, "__pydantic_private__", None)
-    return document
-
-
 def chunk_to_document(
     chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT
 ) -> Document:
     """A chunk as a ``Document``: ``id`` = chunk resource name, every field in metadata (laid
     out as ``layout`` says: ``grounding_core.chunk_metadata``)."""
-    # The values are known to be valid (str, str, a fresh dict): skip pydantic's validation,
-    # which would copy the metadata dict once more for every retrieved chunk.
-    return _document(chunk.name, chunk.content, chunk_metadata(chunk, layout))
+    return Document(
+        id=chunk.name, page_content=chunk.content, metadata=chunk_metadata(chunk, layout)
+    )
 
 
 def add_new_documents(kept: list[Document], documents: Sequence[Document]) -> None:

@@ -26,7 +26,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
-from grounding_core import DEFAULT_EXTRACTIVE_SENTENCES, extractive_answer
+from grounding_core.extractive import DEFAULT_EXTRACTIVE_SENTENCES, extractive_answer
 
 from ._arguments import StrictArguments
 

@@ -24,12 +24,9 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
     DEFAULT_CITATION_THRESHOLD,
-    DEFAULT_CLAIM_MIN_CHARS,
     DEFAULT_FALLBACK_ANSWER,
     DEFAULT_GROUNDING_CONFIG,
-    DEFAULT_MAX_CONCURRENT_CHECKS,
     DEFAULT_MIN_SUPPORT_SCORE,
-    PEER_CHECKER_ARGUMENTS,
     AsyncClaimStream,
     ClaimStream,
     ClaimVerdict,
@@ -40,13 +37,16 @@ from grounding_core import (
     GroundingSource,
     GroundingSpec,
     InputError,
-    PeerTable,
-    UngroundedPolicy,
+    report_citations,
+)
+from grounding_core.grounding.claim_stream import (
+    DEFAULT_CLAIM_MIN_CHARS,
+    DEFAULT_MAX_CONCURRENT_CHECKS,
     UnsupportedClaimPolicy,
     check_stream_settings,
-    report_citations,
-    unknown_arguments_message,
 )
+from grounding_core.grounding.report import UngroundedPolicy
+from grounding_core.peers import PEER_CHECKER_ARGUMENTS, PeerTable, unknown_arguments_message
 
 from ._arguments import StrictArguments, known_arguments
 from ._connection import DiscoveryEngineSettings
@@ -221,10 +221,10 @@ class GroundingChecker(
     _peer_arguments: ClassVar[PeerTable] = PEER_CHECKER_ARGUMENTS
 
     grounding_config: str = DEFAULT_GROUNDING_CONFIG
-    citation_threshold: float = Field(default=DEFAULT_CITATION_THRESHOLD, ge=0.0, le=1.0)
+    citation_threshold: float = DEFAULT_CITATION_THRESHOLD
     enable_claim_level_score: bool = False
     user_labels: dict[str, str] = Field(default_factory=dict)
-    min_support_score: float = Field(default=DEFAULT_MIN_SUPPORT_SCORE, ge=0.0, le=1.0)
+    min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE
     on_ungrounded: UngroundedPolicy = "annotate"
     fallback_answer: str = DEFAULT_FALLBACK_ANSWER
     check_while_streaming: bool = False
@@ -236,7 +236,7 @@ class GroundingChecker(
 
     @model_validator(mode="after")
     def _build_check(self) -> GroundingChecker:
-        self._check = GroundingCheck.create(
+        self._check = GroundingCheck(
             self.connection,
             grounding_config=self.grounding_config,
             citation_threshold=self.citation_threshold,

@@ -13,16 +13,13 @@ from langchain_core.documents import Document
 from langchain_core.messages import AIMessage
 from langchain_core.runnables.config import ensure_config, var_child_runnable_config
 
-from grounding_core import (
+from grounding_core import AsyncClaimStream, ClaimVerdict, GroundingOutcome, report_citations
+from grounding_core.agents import (
     DEFAULT_MAX_REVISIONS,
     AgentAction,
     AgentPolicy,
-    AsyncClaimStream,
-    ClaimVerdict,
-    GroundingOutcome,
     agent_action,
     check_agent_policy,
-    report_citations,
     revision_request,
 )
 

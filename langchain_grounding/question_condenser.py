@@ -12,10 +12,10 @@ from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
 from pydantic import ConfigDict, Field
 
-from grounding_core import (
+from grounding_core import InputError
+from grounding_core.answers.follow_ups import (
     CONDENSE_QUESTION_TEMPLATE,
     DEFAULT_CONDENSE_QUESTIONS,
-    InputError,
     condense_question,
     history_text,
 )

@@ -9,14 +9,14 @@ from pydantic import Field, InstanceOf, PrivateAttr, field_validator, model_vali
 from grounding_core import (
     DEFAULT_COLLECTION,
     DEFAULT_SERVING_CONFIG,
-    PEER_SUMMARY_ARGUMENTS,
     ChunkSearchSpec,
     DiscoveryEngineSearchSummary,
     DiscoveryEngineTarget,
-    PeerTable,
-    SummaryOptions,
     SummarySpec,
 )
+from grounding_core.peers import PEER_SUMMARY_ARGUMENTS, PeerTable
+from grounding_core.search.discovery_engine import DiscoveryEngineTargetArgs
+from grounding_core.search.summaries import SummaryOptions, search_spec
 
 from ._connection import DiscoveryEngineSettings
 from ._options import option_values, spec_default
@@ -106,16 +106,13 @@ class DiscoveryEngineSummary(DiscoveryEngineSettings, _Answering):
     @field_validator("search", mode="before")
     @classmethod
     def _search_spec(cls, value: Any) -> Any:
-        return DiscoveryEngineSearchSummary.search_spec(value)
+        return search_spec(value)
 
     @model_validator(mode="after")
     def _build(self) -> DiscoveryEngineSummary:
-        self._answering = DiscoveryEngineSearchSummary.create(
+        self._answering = DiscoveryEngineSearchSummary(
             self.connection,
-            data_store_id=self.data_store_id,
-            engine_id=self.engine_id,
-            collection=self.collection,
-            serving_config_id=self.serving_config_id,
+            **option_values(self, DiscoveryEngineTargetArgs),
             search=self.search,
             **option_values(self, SummaryOptions),
         )

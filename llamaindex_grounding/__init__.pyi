@@ -1,5 +1,5 @@
 from ._agent_outputs import tool_nodes
-from ._core_names import GroundingReport, UngroundedAnswerError
+from ._core import GroundingReport, UngroundedAnswerError
 from .answer_query_tool import AnswerQueryTool
 from .citations import citation_blocks, cited_chat_message
 from .developer_knowledge_answer_query_engine import DeveloperKnowledgeAnswerQueryEngine

@@ -33,6 +33,7 @@ from grounding_core import (
     GroundedAnswer,
     answer_citations,
 )
+from grounding_core.answers.answer_query import check_stream_spec
 
 from .citations import CITATION_BLOCKS_KEY, citation_blocks
 from .nodes import answer_response
@@ -90,7 +91,7 @@ class AnswerQueryEngine(BaseQueryEngine, Generic[AnsweringT]):
         return _response(await self._answering.aanswer(query_bundle.query_str))
 
     def _stream(self, query: str) -> StreamingResponse:
-        items = self._answering.stream(query)
+        items = _streamable(self._answering).stream(query)
         response = StreamingResponse(response_gen=iter(()))
 
         def tokens() -> Iterator[str]:
@@ -104,7 +105,7 @@ class AnswerQueryEngine(BaseQueryEngine, Generic[AnsweringT]):
         return response
 
     def _astream(self, query: str) -> AsyncStreamingResponse:
-        items = self._answering.astream(query)
+        items = _streamable(self._answering).astream(query)
 
         async def tokens() -> AsyncIterator[str]:
             async for item in items:
@@ -126,7 +127,7 @@ class ServingConfigQueryEngine(AnswerQueryEngine[ServingConfigT]):
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(serving_config={self.target.serving_config_path!r}, "
-            f"endpoint={self._answering.connection.clients.endpoint!r})"
+            f"endpoint={self._answering.connection.endpoint!r})"
         )
 
     @property
@@ -144,6 +145,14 @@ def cited_answer_response(answer: GroundedAnswer) -> Response:
     metadata[CITATION_BLOCKS_KEY] = citation_blocks(answer_citations(answer))
     response.metadata = metadata
     return response
+
+
+def _streamable(answering: AnsweringT) -> AnsweringT:
+    """``answering``, refusing here the options a streamed answer cannot honour."""
+    # TODO(core): DiscoveryEngineAnswerQuery.stream refuses them only once iterated.
+    if isinstance(answering, DiscoveryEngineAnswerQuery):
+        check_stream_spec(answering.spec)
+    return answering
 
 
 def _filled(streaming: StreamingResponse | AsyncStreamingResponse, response: Response) -> None:

@@ -7,7 +7,7 @@ default, those it carries (its source nodes, its tools' nodes)."""
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
@@ -27,12 +27,7 @@ from ._agent_outputs import aresponse_and_nodes, response_and_nodes, response_te
 from .events import GroundingCheckEndEvent, GroundingCheckStartEvent
 from .nodes import node_to_source
 
-__all__ = [
-    "LlamaIndexGroundingReport",
-    "NodeGroundingChecker",
-    "checked_nodes",
-    "response_text",
-]
+__all__ = ["LlamaIndexGroundingReport", "NodeGroundingChecker", "checked_nodes"]
 
 # LlamaIndex re-exports get_dispatcher without declaring it (hence the ignore for mypy).
 dispatcher = instrument.get_dispatcher(__name__)  # type: ignore[attr-defined]
@@ -113,25 +108,24 @@ class NodeGroundingChecker(GroundingCheck):
         """``run`` of a response's text against ``nodes``: a text that is not a string (or
         ``None``, an empty answer) is a failed check (``failure``), as a failed call is."""
         try:
-            text = response_text(answer)
-        except InputError as exc:
+            return self.run(response_text(answer), *checked_nodes(nodes))
+        except InputError as exc:  # the text's (the check's own are the policy's already)
             return self.failure(exc, *checked_nodes(nodes))
-        return self.run(text, *checked_nodes(nodes))
 
     async def arun_answer(self, answer: object, nodes: Sequence[NodeWithScore]) -> _Outcome:
         """Async ``run_answer`` on Google's async client."""
         try:
-            text = response_text(answer)
+            return await self.arun(response_text(answer), *checked_nodes(nodes))
         except InputError as exc:
             return self.failure(exc, *checked_nodes(nodes))
-        return await self.arun(text, *checked_nodes(nodes))
 
     def quiet(self) -> GroundingCheck:
         """The same check without the check events (a streamed claim's check: its
         ``ClaimVerdictEvent`` is its event)."""
-        return GroundingCheck(
-            *(getattr(self, field.name) for field in dataclasses.fields(GroundingCheck))
-        )
+        # TODO(core): GroundingCheck.replace() keeps the subclass; no public way to the base.
+        quiet: GroundingCheck = copy.copy(self)
+        quiet.__class__ = GroundingCheck  # the same slots: only the events' overrides go
+        return quiet
 
     @contextmanager
     def _events(

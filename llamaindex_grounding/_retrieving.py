@@ -14,15 +14,14 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from grounding_core import (
-    DEFAULT_METADATA_LAYOUT,
     DeveloperKnowledgeChunkSearch,
     DiscoveryEngineChunkSearch,
-    MetadataLayout,
     SearchResults,
     SourceChunk,
-    check_count,
     search_response_metadata,
 )
+from grounding_core.metadata import DEFAULT_METADATA_LAYOUT, MetadataLayout
+from grounding_core.peers import check_count
 
 from .events import SearchResponseEvent
 from .nodes import chunk_to_node_with_score

@@ -20,7 +20,7 @@ import dataclasses
 import logging
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import MetadataMode, NodeWithScore
@@ -28,12 +28,8 @@ from llama_index.core.tools import ToolMetadata, ToolOutput
 from llama_index.core.tools.types import AsyncBaseTool
 from pydantic import BaseModel, ValidationError
 
-from grounding_core import (
-    ConfigurationError,
-    DeveloperKnowledgeChunkSearch,
-    DiscoveryEngineChunkSearch,
-    InputError,
-    InvalidRequestError,
+from grounding_core import ConfigurationError, InputError, InvalidRequestError
+from grounding_core.agents import (
     check_tool_text,
     is_model_error,
     narrowed_filter,
@@ -49,12 +45,10 @@ __all__ = ["ChunkSearchTool", "GroundingTool", "node_sources_text"]
 
 logger = logging.getLogger(__name__)
 
-SearchT = TypeVar("SearchT", DiscoveryEngineChunkSearch, DeveloperKnowledgeChunkSearch)
-
 
 def node_sources_text(nodes: Sequence[NodeWithScore]) -> str:
     """The nodes as the LLM reads them: numbered, each with its title and URL over its text
-    (``grounding_core.tool_text.numbered_sources``)."""
+    (``grounding_core.agents.numbered_sources``)."""
     return numbered_sources(
         [
             (node.node.get_content(metadata_mode=MetadataMode.NONE), node.node.metadata)
@@ -111,16 +105,13 @@ class GroundingTool(AsyncBaseTool):
         (value,) = args
         return dict(value) if isinstance(value, Mapping) else {"query": value}
 
-    def _validated(self, raw_input: dict[str, Any]) -> BaseModel:
-        schema = self._metadata.fn_schema
-        assert schema is not None  # every tool here builds one
-        return schema.model_validate(raw_input)
-
     def _arguments(self, raw_input: dict[str, Any]) -> BaseModel | ToolOutput:
         """The validated arguments, or the error output the model reads when they break the
         schema."""
+        schema = self._metadata.fn_schema
+        assert schema is not None  # every tool here builds one
         try:
-            return self._validated(raw_input)
+            return schema.model_validate(raw_input)
         except ValidationError as exc:
             message = tool_validation_message(self._metadata.get_name(), exc)
             return self._error(raw_input, exc, message)
@@ -140,13 +131,10 @@ class GroundingTool(AsyncBaseTool):
         self, raw_input: dict[str, Any], arguments: BaseModel, exc: Exception
     ) -> ToolOutput:
         """The output of a model-facing error, or ``exc`` raised again when it is the
-        developer's (``_is_model_error``)."""
-        if not self._is_model_error(arguments, exc):
+        developer's (``grounding_core.agents.is_model_error``)."""
+        if not is_model_error(exc, getattr(arguments, "filter", "")):
             raise exc
         return self._error(raw_input, exc, f"{self._metadata.name} failed: {exc}")
-
-    def _is_model_error(self, arguments: BaseModel, exc: Exception) -> bool:
-        return is_model_error(exc, getattr(arguments, "filter", ""))
 
     def call(self, *args: Any, **kwargs: Any) -> ToolOutput:
         """Run the tool on Google's sync client: ``call(query)`` or ``call(query=..., ...)``."""

@@ -8,15 +8,14 @@ from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import NodeWithScore
 from llama_index.core.tools import ToolOutput
 
-from grounding_core import (
+from grounding_core import ConfigurationError, GroundedAnswer
+from grounding_core.agents import (
     ANSWER_QUERY_DESCRIPTION,
     ANSWER_QUERY_TOOL_DESCRIPTION,
     ANSWER_QUERY_TOOL_NAME,
-    ConfigurationError,
-    GroundedAnswer,
     answer_tool_text,
-    refuse_unknown_arguments,
 )
+from grounding_core.peers import refuse_unknown_arguments
 
 from ._answering import AnswerQueryEngine
 from ._tools import GroundingTool

@@ -3,8 +3,6 @@ query engine."""
 
 from __future__ import annotations
 
-import dataclasses
-
 from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
@@ -12,8 +10,8 @@ from grounding_core import (
     DeveloperKnowledgeAnswerQuery,
     DeveloperKnowledgeConnection,
     DeveloperKnowledgeConnectionArgs,
-    refuse_unknown_arguments,
 )
+from grounding_core.peers import refuse_unknown_arguments
 
 from ._answering import AnswerQueryEngine
 
@@ -66,14 +64,14 @@ class DeveloperKnowledgeAnswerQueryEngine(AnswerQueryEngine[DeveloperKnowledgeAn
         **connection: Unpack[DeveloperKnowledgeConnectionArgs],
     ) -> None:
         answering = DeveloperKnowledgeAnswerQuery(
-            DeveloperKnowledgeConnection.create(**connection), filter
+            DeveloperKnowledgeConnection(**connection), filter=filter
         )
         super().__init__(answering, callback_manager, streaming=streaming)
 
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(filter={self.filter!r}, "
-            f"endpoint={self._answering.connection.clients.endpoint!r})"
+            f"endpoint={self._answering.connection.endpoint!r})"
         )
 
     @property
@@ -83,4 +81,4 @@ class DeveloperKnowledgeAnswerQueryEngine(AnswerQueryEngine[DeveloperKnowledgeAn
 
     @filter.setter
     def filter(self, value: str) -> None:
-        self._answering = dataclasses.replace(self._answering, filter=value)
+        self._answering = self._answering.replace(filter=value)

@@ -10,17 +10,18 @@ from llama_index.core.prompts.base import BasePromptTemplate, PromptTemplate
 from typing_extensions import Unpack
 
 from grounding_core import (
-    CONDENSE_QUESTION_TEMPLATE,
-    DEFAULT_CONDENSE_QUESTIONS,
     DeveloperKnowledgeAnswerQuery,
     DeveloperKnowledgeConnection,
     DeveloperKnowledgeConnectionArgs,
     GroundedAnswer,
-    check_count,
     condense_question,
-    history_text,
-    refuse_unknown_arguments,
 )
+from grounding_core.answers.follow_ups import (
+    CONDENSE_QUESTION_TEMPLATE,
+    DEFAULT_CONDENSE_QUESTIONS,
+    history_text,
+)
+from grounding_core.peers import check_count, refuse_unknown_arguments
 
 from ._chatting import AnswerChatEngine
 
@@ -80,7 +81,7 @@ class DeveloperKnowledgeChatEngine(AnswerChatEngine):
         **connection: Unpack[DeveloperKnowledgeConnectionArgs],
     ) -> None:
         self._answering = DeveloperKnowledgeAnswerQuery(
-            DeveloperKnowledgeConnection.create(**connection), filter
+            DeveloperKnowledgeConnection(**connection), filter=filter
         )
         self._llm = llm
         self._prompt = condense_question_prompt or DEFAULT_CONDENSE_PROMPT
@@ -90,7 +91,7 @@ class DeveloperKnowledgeChatEngine(AnswerChatEngine):
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(filter={self._answering.filter!r}, "
-            f"endpoint={self._answering.connection.clients.endpoint!r})"
+            f"endpoint={self._answering.connection.endpoint!r})"
         )
 
     @property

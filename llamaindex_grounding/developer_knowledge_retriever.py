@@ -6,14 +6,13 @@ from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
 from grounding_core import (
-    DEFAULT_DEVELOPER_KNOWLEDGE_K,
     DeveloperKnowledgeChunkSearch,
     DeveloperKnowledgeConnection,
     DeveloperKnowledgeConnectionArgs,
     DeveloperKnowledgeSearchSpec,
-    check_count,
-    refuse_unknown_arguments,
 )
+from grounding_core.peers import check_count, refuse_unknown_arguments
+from grounding_core.search.specs import DEFAULT_DEVELOPER_KNOWLEDGE_K
 
 from ._retrieving import ChunkRetriever
 
@@ -66,8 +65,8 @@ class DeveloperKnowledgeRetriever(ChunkRetriever[DeveloperKnowledgeChunkSearch])
         verbose: bool = False,
         **connection: Unpack[DeveloperKnowledgeConnectionArgs],
     ) -> None:
-        search = DeveloperKnowledgeChunkSearch.create(
-            DeveloperKnowledgeConnection.create(**connection),
+        search = DeveloperKnowledgeChunkSearch(
+            DeveloperKnowledgeConnection(**connection),
             k=check_count("similarity_top_k", similarity_top_k, minimum=1),
             filter=filter,
         )
@@ -77,7 +76,7 @@ class DeveloperKnowledgeRetriever(ChunkRetriever[DeveloperKnowledgeChunkSearch])
         return (
             f"{type(self).__name__}(similarity_top_k={self.similarity_top_k}, "
             f"filter={self.spec.filter!r}, "
-            f"endpoint={self._search.connection.clients.endpoint!r})"
+            f"endpoint={self._search.connection.endpoint!r})"
         )
 
     @property

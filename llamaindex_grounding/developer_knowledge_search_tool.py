@@ -3,14 +3,14 @@ tool."""
 
 from __future__ import annotations
 
-from grounding_core import (
+from grounding_core import ConfigurationError
+from grounding_core.agents import (
     DEFAULT_TOOL_MAX_K,
     DEVELOPER_KNOWLEDGE_FILTER_HELP,
     DEVELOPER_KNOWLEDGE_SEARCH_TOOL_NAME,
     DEVELOPER_KNOWLEDGE_TOOL_DESCRIPTION,
-    ConfigurationError,
-    refuse_unknown_arguments,
 )
+from grounding_core.peers import refuse_unknown_arguments
 
 from ._tools import ChunkSearchTool
 from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
@@ -31,7 +31,8 @@ class DeveloperKnowledgeSearchTool(ChunkSearchTool):
             are the defaults of every call).
         allow_filter: give the schema a ``filter`` argument (AIP-160 on ``data_source``,
             ``uri``, ``update_time``, ``content_length_bytes``, as
-            ``grounding_core.DEVELOPER_KNOWLEDGE_FILTER_HELP`` describes it); default ``False``.
+            ``grounding_core.agents.DEVELOPER_KNOWLEDGE_FILTER_HELP`` describes it); default
+            ``False``.
         allow_k, max_k: a ``k`` argument, 1..``max_k`` (default 20), as on
             ``DiscoveryEngineSearchTool``.
         name, description: what the LLM sees.

@@ -5,14 +5,12 @@ from __future__ import annotations
 from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
-from grounding_core import (
-    AnswerSpec,
-    DiscoveryEngineAnswerQuery,
-    DiscoveryEngineAnswerQueryArgs,
-    refuse_unknown_arguments,
-)
+from grounding_core import AnswerSpec, DiscoveryEngineAnswerQuery
+from grounding_core.answers.answer_query import DiscoveryEngineAnswerQueryArgs
+from grounding_core.peers import refuse_unknown_arguments
 
 from ._answering import ServingConfigQueryEngine
+from ._core import connected
 
 __all__ = ["DiscoveryEngineAnswerQueryEngine"]
 
@@ -25,9 +23,9 @@ class DiscoveryEngineAnswerQueryEngine(ServingConfigQueryEngine[DiscoveryEngineA
         (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``).
 
     Key init args:
-        ``grounding_core.DiscoveryEngineAnswerQueryArgs``, that is: engine_id (the usual
-        target of answerQuery) or data_store_id; project_id, location, collection,
-        serving_config_id.
+        ``grounding_core.answers.answer_query.DiscoveryEngineAnswerQueryArgs``, that is:
+        engine_id (the usual target of answerQuery) or data_store_id; project_id, location,
+        collection, serving_config_id.
         The answer options: every field of ``grounding_core.AnswerSpec``, with its default
         (max_return_results (1..100), filter, boost_spec, order_by, search_mode (``"chunks"``;
         ``None`` sends none: Google's default, documents), data_store_specs, include_citations,
@@ -82,9 +80,8 @@ class DiscoveryEngineAnswerQueryEngine(ServingConfigQueryEngine[DiscoveryEngineA
         streaming: bool = False,
         **arguments: Unpack[DiscoveryEngineAnswerQueryArgs],
     ) -> None:
-        super().__init__(
-            DiscoveryEngineAnswerQuery.connect(**arguments), callback_manager, streaming=streaming
-        )
+        answering = connected(DiscoveryEngineAnswerQuery, arguments)
+        super().__init__(answering, callback_manager, streaming=streaming)
 
     @property
     def spec(self) -> AnswerSpec:

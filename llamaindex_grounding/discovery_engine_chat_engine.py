@@ -11,14 +11,15 @@ from typing_extensions import Unpack
 
 from grounding_core import (
     DiscoveryEngineAnswerQuery,
-    DiscoveryEngineAnswerQueryArgs,
     DiscoveryEngineTarget,
     GroundedAnswer,
     InputError,
-    refuse_unknown_arguments,
 )
+from grounding_core.answers.answer_query import DiscoveryEngineAnswerQueryArgs
+from grounding_core.peers import refuse_unknown_arguments
 
 from ._chatting import AnswerChatEngine
+from ._core import connected
 
 __all__ = ["DiscoveryEngineChatEngine"]
 
@@ -69,7 +70,7 @@ class DiscoveryEngineChatEngine(AnswerChatEngine):
         callback_manager: CallbackManager | None = None,
         **arguments: Unpack[DiscoveryEngineAnswerQueryArgs],
     ) -> None:
-        self._answering = DiscoveryEngineAnswerQuery.connect(**arguments)
+        self._answering = connected(DiscoveryEngineAnswerQuery, arguments)
         self._session: str | None = self._answering.spec.session
         super().__init__(callback_manager)
 

@@ -13,7 +13,6 @@ from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_RANKING_CONFIG,
-    DEFAULT_TITLE_FIELDS,
     ConfigurationError,
     DiscoveryEngineConnection,
     DiscoveryEngineConnectionArgs,
@@ -21,9 +20,9 @@ from grounding_core import (
     InputError,
     RankedRecord,
     RankingRecord,
-    record_title,
-    refuse_unknown_arguments,
 )
+from grounding_core.peers import refuse_unknown_arguments
+from grounding_core.ranking import DEFAULT_TITLE_FIELDS, record_title
 
 __all__ = ["DiscoveryEngineReranker"]
 
@@ -79,8 +78,8 @@ class DiscoveryEngineReranker(BaseNodePostprocessor):
         **connection: Unpack[DiscoveryEngineConnectionArgs],
     ) -> None:
         super().__init__(callback_manager=callback_manager or CallbackManager())
-        self._ranking = DiscoveryEngineRanking.create(
-            DiscoveryEngineConnection.create(**connection),
+        self._ranking = DiscoveryEngineRanking(
+            DiscoveryEngineConnection(**connection),
             ranking_config=ranking_config,
             model=model,
             top_n=top_n,
@@ -96,7 +95,7 @@ class DiscoveryEngineReranker(BaseNodePostprocessor):
         return (
             f"{type(self).__name__}(ranking_config={self._ranking.ranking_config!r}, "
             f"model={self._ranking.spec.model!r}, top_n={self._ranking.spec.top_n!r}, "
-            f"endpoint={self._ranking.connection.clients.endpoint!r})"
+            f"endpoint={self._ranking.connection.endpoint!r})"
         )
 
     @classmethod

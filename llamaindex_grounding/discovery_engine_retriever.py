@@ -2,36 +2,37 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
 from grounding_core import (
-    DEFAULT_METADATA_LAYOUT,
     DEFAULT_SEARCH_K,
-    PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS,
-    PEER_RETRIEVER_ARGUMENTS,
     ChunkSearchSpec,
     DiscoveryEngineChunkSearch,
-    DiscoveryEngineChunkSearchArgs,
     DiscoveryEngineTarget,
     InputError,
-    MetadataLayout,
+)
+from grounding_core.metadata import DEFAULT_METADATA_LAYOUT, MetadataLayout, check_metadata_layout
+from grounding_core.peers import (
+    PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS,
+    PEER_RETRIEVER_ARGUMENTS,
     PeerTable,
     check_count,
-    check_metadata_layout,
     refuse_unknown_arguments,
 )
+from grounding_core.search.discovery_engine import DiscoveryEngineChunkSearchArgs
+from grounding_core.search.specs import SearchOptions
 
+from ._core import connected
 from ._retrieving import ChunkRetriever
 
 __all__ = ["DiscoveryEngineRetriever"]
 
 # The search options settable as attributes (``k`` is ``similarity_top_k`` here), and the
 # peers' names, which are not: each with the option to set instead, if one is settable.
-_OPTIONS = frozenset(f.name for f in dataclasses.fields(ChunkSearchSpec)) - {"k"}
+_OPTIONS = SearchOptions.__optional_keys__ - {"k"}
 _PEER_NAMES = {
     argument.name: "similarity_top_k" if argument.ours == ("k",) else "".join(argument.ours[:1])
     for table in (PEER_RETRIEVER_ARGUMENTS, PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS)
@@ -50,8 +51,8 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         ``DISCOVERYENGINE_EMULATOR_HOST``.
 
     Key init args:
-        ``grounding_core.DiscoveryEngineChunkSearchArgs`` (typed: IDEs complete them), with
-        the defaults of ``grounding_core.ChunkSearchSpec``:
+        ``grounding_core.search.discovery_engine.DiscoveryEngineChunkSearchArgs`` (typed: IDEs
+        complete them), with the defaults of ``grounding_core.ChunkSearchSpec``:
         data_store_id / engine_id: exactly one; the search goes to its serving config.
         project_id, location, collection, serving_config_id: the rest of the resource name.
         similarity_top_k: number of chunks (default ``DEFAULT_SEARCH_K``, 4; settable between
@@ -128,7 +129,7 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
             )
         arguments["k"] = check_count("similarity_top_k", similarity_top_k, minimum=1)
         self._metadata_layout = check_metadata_layout(metadata_layout)
-        search = DiscoveryEngineChunkSearch.connect(**arguments)
+        search = connected(DiscoveryEngineChunkSearch, arguments)
         super().__init__(search, callback_manager, verbose)
 
     def __getattr__(self, name: str) -> Any:
@@ -163,7 +164,7 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         return (
             f"{type(self).__name__}(serving_config={self.target.serving_config_path!r}, "
             f"similarity_top_k={self.similarity_top_k}, "
-            f"endpoint={self._search.connection.clients.endpoint!r})"
+            f"endpoint={self._search.connection.endpoint!r})"
         )
 
     @property

@@ -6,14 +6,12 @@ from __future__ import annotations
 from llama_index.core.callbacks import CallbackManager
 from typing_extensions import Unpack
 
-from grounding_core import (
-    DiscoveryEngineSearchSummary,
-    DiscoveryEngineSearchSummaryArgs,
-    SummarySpec,
-    refuse_unknown_arguments,
-)
+from grounding_core import DiscoveryEngineSearchSummary, SummarySpec
+from grounding_core.peers import refuse_unknown_arguments
+from grounding_core.search.summaries import DiscoveryEngineSearchSummaryArgs
 
 from ._answering import ServingConfigQueryEngine
+from ._core import connected
 
 __all__ = ["DiscoveryEngineSearchSummaryQueryEngine"]
 
@@ -29,8 +27,9 @@ class DiscoveryEngineSearchSummaryQueryEngine(
         (``emulator_host`` / ``DISCOVERYENGINE_EMULATOR_HOST``).
 
     Key init args:
-        ``grounding_core.DiscoveryEngineSearchSummaryArgs`` (typed: IDEs complete them):
-        engine_id or data_store_id; project_id, location, collection, serving_config_id.
+        ``grounding_core.search.summaries.DiscoveryEngineSearchSummaryArgs`` (typed: IDEs
+        complete them): engine_id or data_store_id; project_id, location, collection,
+        serving_config_id.
         The summary options, every field of ``grounding_core.SummarySpec`` with its default:
         result_count (the top results summarized: 1..50 in chunk mode, 1..10 in documents
         mode), include_citations, ignore_adversarial_query, ignore_non_summary_seeking_query,
@@ -78,7 +77,7 @@ class DiscoveryEngineSearchSummaryQueryEngine(
         streaming: bool = False,
         **arguments: Unpack[DiscoveryEngineSearchSummaryArgs],
     ) -> None:
-        summarizing = DiscoveryEngineSearchSummary.connect(**arguments)
+        summarizing = connected(DiscoveryEngineSearchSummary, arguments)
         super().__init__(summarizing, callback_manager, streaming=streaming)
 
     @property

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from grounding_core import (
+from grounding_core.agents import (
     DEFAULT_TOOL_MAX_K,
     DISCOVERY_ENGINE_SEARCH_TOOL_NAME,
     SEARCH_FILTER_DESCRIPTION,
     check_filter_fields,
     discovery_engine_tool_description,
     filter_help,
-    refuse_unknown_arguments,
 )
+from grounding_core.peers import refuse_unknown_arguments
 
 from ._tools import ChunkSearchTool
 from .discovery_engine_retriever import DiscoveryEngineRetriever

@@ -8,12 +8,9 @@ from llama_index.core.llms import CompletionResponse, CompletionResponseGen, Cus
 from llama_index.core.llms.callbacks import llm_completion_callback
 from pydantic import ConfigDict, Field
 
-from grounding_core import (
-    DEFAULT_EXTRACTIVE_SENTENCES,
-    extractive_answer,
-    init_without_inputs,
-    unknown_arguments_message,
-)
+from grounding_core import extractive_answer
+from grounding_core.extractive import DEFAULT_EXTRACTIVE_SENTENCES
+from grounding_core.peers import init_without_inputs, unknown_arguments_message
 
 
 class ExtractiveLLM(CustomLLM):

@@ -21,23 +21,25 @@ from grounding_core import (
     DEFAULT_CITATION_THRESHOLD,
     DEFAULT_FALLBACK_ANSWER,
     DEFAULT_GROUNDING_CONFIG,
-    DEFAULT_MAX_REVISIONS,
     DEFAULT_MIN_SUPPORT_SCORE,
-    REVISION_KEY,
-    AgentAction,
-    AgentPolicy,
     ConfigurationError,
     DiscoveryEngineConnection,
     DiscoveryEngineConnectionArgs,
-    ErrorPolicy,
     GroundingOutcome,
     InputError,
+    report_citations,
+)
+from grounding_core.agents import (
+    DEFAULT_MAX_REVISIONS,
+    REVISION_KEY,
+    AgentAction,
+    AgentPolicy,
     agent_action,
     check_agent_policy,
-    refuse_unknown_arguments,
-    report_citations,
     revision_request,
 )
+from grounding_core.grounding.check import ErrorPolicy
+from grounding_core.peers import refuse_unknown_arguments
 
 from ._agent_outputs import given_nodes, tool_nodes
 from ._checking import NodeGroundingChecker
@@ -161,8 +163,8 @@ class GroundedAgentWorkflow(Workflow):
         self._agent = agent
         self._on_ungrounded: AgentPolicy = on_ungrounded
         self._max_revisions = max_revisions
-        self._checker = NodeGroundingChecker.create(
-            DiscoveryEngineConnection.create(**connection),
+        self._checker = NodeGroundingChecker(
+            DiscoveryEngineConnection(**connection),
             grounding_config=grounding_config,
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,

@@ -22,10 +22,8 @@ from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_CITATION_THRESHOLD,
-    DEFAULT_CLAIM_MIN_CHARS,
     DEFAULT_FALLBACK_ANSWER,
     DEFAULT_GROUNDING_CONFIG,
-    DEFAULT_MAX_CONCURRENT_CHECKS,
     DEFAULT_MIN_SUPPORT_SCORE,
     AsyncClaimStream,
     ClaimStream,
@@ -33,22 +31,21 @@ from grounding_core import (
     ConfigurationError,
     DiscoveryEngineConnection,
     DiscoveryEngineConnectionArgs,
-    ErrorPolicy,
     GroundingOutcome,
     InputError,
-    UngroundedPolicy,
-    UnsupportedClaimPolicy,
-    check_stream_settings,
-    refuse_unknown_arguments,
     report_citations,
 )
-
-from ._checking import (
-    LlamaIndexGroundingReport,
-    NodeGroundingChecker,
-    checked_nodes,
-    dispatcher,
+from grounding_core.grounding.check import ErrorPolicy
+from grounding_core.grounding.claim_stream import (
+    DEFAULT_CLAIM_MIN_CHARS,
+    DEFAULT_MAX_CONCURRENT_CHECKS,
+    UnsupportedClaimPolicy,
+    check_stream_settings,
 )
+from grounding_core.grounding.report import UngroundedPolicy
+from grounding_core.peers import refuse_unknown_arguments
+
+from ._checking import LlamaIndexGroundingReport, NodeGroundingChecker, checked_nodes, dispatcher
 from .citations import CITATION_BLOCKS_KEY, citation_blocks
 from .events import ClaimVerdictEvent
 
@@ -175,8 +172,8 @@ class GroundedQueryEngine(BaseQueryEngine):
                 f"index.as_query_engine()), got {type(query_engine).__name__}"
             )
         self._query_engine = query_engine
-        self._checker = NodeGroundingChecker.create(
-            DiscoveryEngineConnection.create(**connection),
+        self._checker = NodeGroundingChecker(
+            DiscoveryEngineConnection(**connection),
             grounding_config=grounding_config,
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,

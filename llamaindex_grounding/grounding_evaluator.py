@@ -18,10 +18,9 @@ from grounding_core import (
     DiscoveryEngineConnectionArgs,
     GroundingReport,
     InputError,
-    format_score,
-    grounding_verdict,
-    refuse_unknown_arguments,
 )
+from grounding_core.peers import refuse_unknown_arguments
+from grounding_core.views import format_score
 
 from ._agent_outputs import CheckedResponse, given_nodes
 from ._checking import NodeGroundingChecker, checked_nodes
@@ -41,7 +40,7 @@ def grounding_feedback(report: GroundingReport[Any]) -> str:
         return f"Nothing was checked: {report.skipped_reason}."
     head = (
         f"Support score {format_score(report.support_score)}, "
-        f"{grounding_verdict(report.result, report.min_support_score)[1]}"
+        f"{report.result.verdict(report.min_support_score)[1]}"
         if report.support_score is not None
         else "The service returned no support score"
     )
@@ -124,8 +123,8 @@ class GroundingEvaluator(BaseEvaluator):
         **connection: Unpack[DiscoveryEngineConnectionArgs],
     ) -> None:
         # An evaluation without a verdict is not a verdict: a failed check raises.
-        self._checker = NodeGroundingChecker.create(
-            DiscoveryEngineConnection.create(**connection),
+        self._checker = NodeGroundingChecker(
+            DiscoveryEngineConnection(**connection),
             grounding_config=grounding_config,
             citation_threshold=citation_threshold,
             enable_claim_level_score=enable_claim_level_score,

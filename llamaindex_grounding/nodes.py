@@ -26,16 +26,14 @@ from llama_index.core.schema import (
 )
 
 from grounding_core import (
-    CHUNK_PROSE_KEYS,
-    DEFAULT_METADATA_LAYOUT,
     GroundedAnswer,
     GroundingSource,
-    MetadataLayout,
     SourceChunk,
     answer_metadata,
     chunk_metadata,
     grounding_source,
 )
+from grounding_core.metadata import CHUNK_PROSE_KEYS, DEFAULT_METADATA_LAYOUT, MetadataLayout
 
 __all__ = [
     "answer_response",

@@ -22,8 +22,8 @@ import pytest
 
 from grounding_core import (
     GROUNDING_DATA_STORE,
-    DeveloperKnowledgeClients,
-    DiscoveryEngineClients,
+    DeveloperKnowledgeConnection,
+    DiscoveryEngineConnection,
     DiscoveryEngineTarget,
 )
 from grounding_emulator import CorpusStore, EmulatorServer
@@ -165,35 +165,35 @@ def _clear_faults(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def de_clients(emulator: EmulatorServer) -> Iterator[DiscoveryEngineClients]:
-    """Core Discovery Engine clients (sync) connected to the session emulator."""
-    clients = DiscoveryEngineClients(emulator_host=emulator.address)
-    yield clients
-    clients.close()
+def de_connection(emulator: EmulatorServer) -> Iterator[DiscoveryEngineConnection]:
+    """A Discovery Engine connection (sync calls) to the session emulator, in ``PROJECT``."""
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=emulator.address)
+    yield connection
+    connection.close()
 
 
 @pytest.fixture(scope="session")
-def dk_clients(emulator: EmulatorServer) -> Iterator[DeveloperKnowledgeClients]:
-    """Core Developer Knowledge clients (sync) connected to the session emulator."""
-    clients = DeveloperKnowledgeClients(emulator_host=emulator.address)
-    yield clients
-    clients.close()
+def dk_connection(emulator: EmulatorServer) -> Iterator[DeveloperKnowledgeConnection]:
+    """A Developer Knowledge connection (sync calls) to the session emulator."""
+    connection = DeveloperKnowledgeConnection(emulator_host=emulator.address)
+    yield connection
+    connection.close()
 
 
 @pytest.fixture
-async def de_async_clients(emulator: EmulatorServer) -> DiscoveryEngineClients:
-    """Core Discovery Engine clients for async tests (their channel is closed afterwards)."""
-    clients = DiscoveryEngineClients(emulator_host=emulator.address)
-    yield clients  # type: ignore[misc]
-    await clients.aclose()
+async def de_async_connection(emulator: EmulatorServer) -> DiscoveryEngineConnection:
+    """A Discovery Engine connection for async tests (its channel is closed afterwards)."""
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=emulator.address)
+    yield connection  # type: ignore[misc]
+    await connection.aclose()
 
 
 @pytest.fixture
-async def dk_async_clients(emulator: EmulatorServer) -> DeveloperKnowledgeClients:
-    """Core Developer Knowledge clients for async tests."""
-    clients = DeveloperKnowledgeClients(emulator_host=emulator.address)
-    yield clients  # type: ignore[misc]
-    await clients.aclose()
+async def dk_async_connection(emulator: EmulatorServer) -> DeveloperKnowledgeConnection:
+    """A Developer Knowledge connection for async tests."""
+    connection = DeveloperKnowledgeConnection(emulator_host=emulator.address)
+    yield connection  # type: ignore[misc]
+    await connection.aclose()
 
 
 @pytest.fixture(scope="session")

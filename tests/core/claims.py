@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grounding_core.records import CitedChunk, Claim
+from grounding_core import CitedChunk, Claim
 
 
 def claim_at(answer: str, text: str, *cited: CitedChunk, **kwargs: object) -> Claim:

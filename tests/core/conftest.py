@@ -17,10 +17,10 @@ def connections(
     emulator: EmulatorServer,
 ) -> Iterator[tuple[DiscoveryEngineConnection, DeveloperKnowledgeConnection]]:
     """Both connections to the session emulator, without retries (a fault is not retried)."""
-    de_connection = DiscoveryEngineConnection.create(
+    de_connection = DiscoveryEngineConnection(
         project_id=PROJECT, emulator_host=emulator.address, retry=None
     )
-    dk_connection = DeveloperKnowledgeConnection.create(emulator_host=emulator.address, retry=None)
+    dk_connection = DeveloperKnowledgeConnection(emulator_host=emulator.address, retry=None)
     yield de_connection, dk_connection
     de_connection.close()
     dk_connection.close()

@@ -7,11 +7,11 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from grounding_core import CallOptions, RetryPolicy
+from grounding_core import RetryPolicy
 
 PROJECT = "test-project"
 # Retries quickly: a test that injects one UNAVAILABLE passes only when the options are used.
-RETRYING = CallOptions(timeout=5.0, retry=RetryPolicy(initial=0.01, maximum=0.01, deadline=5.0))
+RETRYING = {"timeout": 5.0, "retry": RetryPolicy(initial=0.01, maximum=0.01, deadline=5.0)}
 
 
 async def result_of(call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

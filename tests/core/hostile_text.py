@@ -2,10 +2,13 @@
 
 Each payload tries to become markup, a link or a terminal command where the report means to
 show text. ``PWNED`` is what a payload's script would do (set the page's title); ``OSC_TITLE``
-and ``CLEAR`` are terminal sequences (set the window title, clear the screen).
+and ``CLEAR`` are terminal sequences (set the window title, clear the screen). ``assert_inert``
+checks a terminal's output: rich's own colour codes are the only escape sequences in it.
 """
 
 from __future__ import annotations
+
+import re
 
 from grounding_core import CitedChunk, Claim, GroundingReport, GroundingResult, GroundingSource
 
@@ -106,3 +109,16 @@ def hostile_reports() -> list[GroundingReport[GroundingSource]]:
     """A report per hostile answer, every one citing every hostile source."""
     sources = hostile_sources()
     return [GroundingReport(hostile_result(a, sources), sources, sources) for a in ANSWERS]
+
+
+SGR = re.compile(r"\x1b\[[0-9;]*m")  # a colour or style: what rich itself writes
+# What must not reach a terminal from the input: ESC (outside rich's colours), C1, BEL, CR, BS,
+# bidi embeddings, overrides and isolates, lone surrogates.
+OBEYED = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def assert_inert(output: str) -> str:
+    """``output`` without rich's colour codes, after checking nothing else would be obeyed."""
+    plain = SGR.sub("", output)
+    assert OBEYED.findall(plain) == [], repr(plain)
+    return plain

@@ -1,120 +1,349 @@
-"""The Ranking API in the core: requests (batches of 200, ids as positions), the checks made
-before a call, and rank/arank on Google's sync and async clients against the session emulator."""
+"""``grounding_core.ranking``: the Ranking API (``RankService.Rank``).
 
+Covers the records (``RankingRecord``, ``RankedRecord``), the options (``RankingSpec``: checks,
+pickling), ``record_title``, the requests (``rank_requests``: batches of ``MAX_RANK_RECORDS``,
+positions as ids, ``top_n`` only on a single request, the checks made before any call) and
+``DiscoveryEngineRanking`` (its constructor, ``rank`` and ``arank`` on the session emulator:
+best first, ties in the given order, batches merged by score, ``top_n`` cut after merging,
+Google's errors translated).
+"""
+
+from __future__ import annotations
+
+import dataclasses
 import pickle
 
 import pytest
+from google.cloud import discoveryengine_v1 as de
 
 from grounding_core import (
-    MAX_RANK_RECORDS,
     ConfigurationError,
     DiscoveryEngineConnection,
     DiscoveryEngineRanking,
     InputError,
+    InvalidRequestError,
     NotFoundError,
     RankedRecord,
     RankingRecord,
     RankingSpec,
     ServiceUnavailableError,
-    ranking_config_path,
 )
-from grounding_core.ranking import rank_requests
+from grounding_core.ranking import (
+    DEFAULT_TITLE_FIELDS,
+    MAX_RANK_RECORDS,
+    rank_requests,
+    record_title,
+)
 
-CONFIG = ranking_config_path("test-project")
+from .emulated import PROJECT
+
+CONFIG = f"projects/{PROJECT}/locations/global/rankingConfigs/default_ranking_config"
 QUERY = "What is Google Gemini?"
+MODEL = "semantic-ranker-default@latest"
 RECORDS = [
     RankingRecord("Gemini", "The Gemini zodiac symbol often depicts two figures.", id="zodiac"),
     RankingRecord("Gemini", "Gemini is a large language model created by Google.", id="model"),
     RankingRecord(content="Gemini is a constellation in the night sky.", id="model"),  # same id
 ]
+# Google's API front end refuses requests over 10 MiB.
+MAX_REQUEST_BYTES = 10 * 1024 * 1024
+# 450 records: three requests of 200, 200 and 50, merged.
+MANY = RECORDS * 150
 
 
-def test_requests_batch_by_200_with_positions_as_ids():
-    records = [RankingRecord(content=f"r{i}") for i in range(MAX_RANK_RECORDS + 1)]
-    first, second = rank_requests(CONFIG, "q", records, RankingSpec(model="m", top_n=3))
-    assert [len(first.records), len(second.records)] == [200, 1]
-    assert (first.records[0].id, first.records[199].id, second.records[0].id) == ("0", "199", "200")
-    assert first.top_n == second.top_n == 0  # cut after merging
-    assert first.ignore_record_details_in_response is True
-    assert first.model == "m"
-    (single,) = rank_requests(CONFIG, "q", RECORDS, RankingSpec(top_n=2, user_labels={"team": "a"}))
-    assert (single.top_n, single.model, dict(single.user_labels)) == (2, "", {"team": "a"})
-    assert [r.title for r in single.records] == ["Gemini", "Gemini", ""]
+# -- records, options, titles ------------------------------------------------------------------
+
+
+def test_a_ranking_record_defaults_to_empty_strings_and_is_frozen():
+    record = RankingRecord()
+    assert (record.title, record.content, record.id) == ("", "", "")
+    assert RankingRecord("T", "C", "i") == RankingRecord(title="T", content="C", id="i")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.title = "x"  # type: ignore[misc]
+
+
+def test_a_ranked_record_holds_position_id_and_score():
+    ranked = RankedRecord(2, "doc", 0.5)
+    assert (ranked.index, ranked.id, ranked.score) == (2, "doc", 0.5)
+
+
+def test_the_spec_defaults():
+    spec = RankingSpec()
+    assert (spec.model, spec.top_n, dict(spec.user_labels)) == (None, None, {})
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "limit", "words"),
+    [
+        ({"top_n": 0}, "top_n", 1, "top_n must be at least 1, got 0"),
+        ({"top_n": -1}, "top_n", 1, "top_n must be at least 1, got -1"),
+        ({"top_n": "2"}, "top_n", None, "RankingSpec.top_n must be an integer or None"),
+        ({"top_n": True}, "top_n", None, "RankingSpec.top_n must be an integer or None"),
+        ({"model": " "}, "model", None, "model is empty"),
+        ({"model": ""}, "model", None, "model is empty"),
+        ({"model": 3}, "model", None, "RankingSpec.model must be a string or None"),
+        ({"user_labels": {"Bad": "x"}}, "user_labels", 63, "user_labels"),
+        ({"user_labels": ["x"]}, "user_labels", None, "user_labels must be a mapping"),
+    ],
+)
+def test_bad_options_are_refused_naming_the_field(changes, field, limit, words):
+    with pytest.raises(InputError, match=words.replace("(", r"\(")) as info:
+        RankingSpec(**changes)
+    assert (info.value.field, info.value.limit) == (field, limit)
+
+
+def test_the_lowest_top_n_and_a_model_are_kept():
+    spec = RankingSpec(model=MODEL, top_n=1, user_labels={"team": "a"})
+    assert (spec.model, spec.top_n, dict(spec.user_labels)) == (MODEL, 1, {"team": "a"})
+
+
+def test_the_spec_copies_its_labels_read_only_and_pickles():
+    labels = {"team": "a"}
+    spec = RankingSpec(model="m", top_n=2, user_labels=labels)
+    labels["team"] = "b"
+    assert dict(spec.user_labels) == {"team": "a"}
+    with pytest.raises(TypeError):
+        spec.user_labels["team"] = "c"  # type: ignore[index]
+    copied = pickle.loads(pickle.dumps(spec))
+    assert copied == spec
+    assert (copied.model, copied.top_n, dict(copied.user_labels)) == ("m", 2, {"team": "a"})
+
+
+@pytest.mark.parametrize(
+    ("metadata", "fields", "title"),
+    [
+        ({"title": "Files"}, DEFAULT_TITLE_FIELDS, "Files"),
+        ({"title": "Files", "section": "io"}, ("title", "section", "page"), "Files io"),
+        ({"title": "", "h": None, "n": 0}, ("title", "h", "n"), "0"),
+        ({"title": False, "h": "x"}, ("title", "h"), "False x"),
+        ({"section": "io"}, DEFAULT_TITLE_FIELDS, ""),
+        ({}, DEFAULT_TITLE_FIELDS, ""),
+        ({"b": "2", "a": "1"}, ("a", "b"), "1 2"),  # in the order of the fields
+        ({"title": "東京 🚀"}, ("title",), "東京 🚀"),
+    ],
+)
+def test_record_title_joins_the_fields_that_have_a_value(metadata, fields, title):
+    assert record_title(metadata, fields) == title
+
+
+def test_the_default_title_field_is_title():
+    assert DEFAULT_TITLE_FIELDS == ("title",)
+    assert record_title({"title": "T", "name": "N"}) == "T"
+
+
+# -- requests ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("count", "sizes"),
+    [
+        (1, [1]),
+        (MAX_RANK_RECORDS - 1, [199]),
+        (MAX_RANK_RECORDS, [200]),
+        (MAX_RANK_RECORDS + 1, [200, 1]),
+        (2 * MAX_RANK_RECORDS, [200, 200]),
+        (2 * MAX_RANK_RECORDS + 1, [200, 200, 1]),
+    ],
+)
+def test_requests_batch_by_200_with_positions_as_ids(count, sizes):
+    assert MAX_RANK_RECORDS == 200
+    records = [RankingRecord(title=f"t{i}", content=f"c{i}", id="same") for i in range(count)]
+    requests = rank_requests(CONFIG, "q", records, RankingSpec(top_n=3))
+    assert [len(r.records) for r in requests] == sizes
+    sent = [record for request in requests for record in request.records]
+    assert [r.id for r in sent] == [str(i) for i in range(count)]
+    assert [(r.title, r.content) for r in sent] == [(f"t{i}", f"c{i}") for i in range(count)]
+    # top_n goes with a single request; batches are cut after merging.
+    assert [r.top_n for r in requests] == ([3] if len(sizes) == 1 else [0] * len(sizes))
+
+
+def test_a_request_carries_every_option():
+    spec = RankingSpec(model=MODEL, top_n=2, user_labels={"team": "a"})
+    (request,) = rank_requests(CONFIG, "  q  ", RECORDS, spec)
+    assert request == de.RankRequest(
+        ranking_config=CONFIG,
+        model=MODEL,
+        top_n=2,
+        query="  q  ",
+        records=[
+            de.RankingRecord(id="0", title="Gemini", content=RECORDS[0].content),
+            de.RankingRecord(id="1", title="Gemini", content=RECORDS[1].content),
+            de.RankingRecord(id="2", title="", content=RECORDS[2].content),
+        ],
+        ignore_record_details_in_response=True,
+        user_labels={"team": "a"},
+    )
+
+
+def test_a_request_with_the_default_spec_leaves_model_top_n_and_labels_unset():
+    (request,) = rank_requests(CONFIG, "q", RECORDS[:1])
+    assert (request.model, request.top_n, dict(request.user_labels)) == ("", 0, {})
+    assert request.ignore_record_details_in_response is True
 
 
 @pytest.mark.parametrize(
     ("records", "words"),
     [
-        ([], "records is empty"),
-        ([RankingRecord()], "records[0] has neither a title nor a content"),
-        (["text"], "records[0] must be a RankingRecord, got str"),
+        ([], r"records is empty"),
+        ([RankingRecord()], r"records\[0\] has neither a title nor a content"),
+        ([RankingRecord("a"), RankingRecord(id="x")], r"records\[1\] has neither"),
+        (["text"], r"records\[0\] must be a RankingRecord, got str"),
+        ([RankingRecord(content="a"), {"title": "t"}], r"records\[1\] must be a RankingRecord"),
     ],
 )
 def test_bad_records_are_refused_before_any_call(records, words):
-    with pytest.raises(InputError) as excinfo:
+    with pytest.raises(InputError, match=words) as info:
         rank_requests(CONFIG, "q", records)
-    assert words in str(excinfo.value)
-    assert excinfo.value.field == "records"
+    assert (info.value.field, info.value.limit) == ("records", None)
 
 
-def test_bad_settings():
-    with pytest.raises(InputError, match="top_n must be at least 1, got 0"):
-        RankingSpec(top_n=0)
-    with pytest.raises(InputError, match="model is empty"):
-        RankingSpec(model=" ")
-    with pytest.raises(InputError, match="user_labels"):
-        RankingSpec(user_labels={"Bad": "x"})
-    connection = DiscoveryEngineConnection.create(project_id="p", emulator_host="h:1")
-    with pytest.raises(ConfigurationError, match="top_n must be at least 1"):
-        DiscoveryEngineRanking.create(connection, top_n=-1)
-    with pytest.raises(
-        ConfigurationError, match=r"ranking_config 'a/b' is not a valid resource id"
-    ):
-        DiscoveryEngineRanking.create(connection, ranking_config="a/b")
-    spec = RankingSpec(model="m", top_n=2, user_labels={"k": "v"})
-    assert pickle.loads(pickle.dumps(spec)) == spec
+def test_a_title_alone_or_a_content_alone_is_a_record():
+    (request,) = rank_requests(CONFIG, "q", [RankingRecord(title="t"), RankingRecord(content="c")])
+    assert [(r.title, r.content) for r in request.records] == [("t", ""), ("", "c")]
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n"])
+def test_an_empty_query_is_refused(query):
+    with pytest.raises(InputError, match="query is empty") as info:
+        rank_requests(CONFIG, query, RECORDS)
+    assert (info.value.field, info.value.limit) == ("query", None)
+
+
+def test_a_request_over_ten_mib_is_refused_before_sending():
+    big = [RankingRecord(content="x" * (MAX_REQUEST_BYTES // 2)) for _ in range(2)]
+    with pytest.raises(InputError, match="Rank request") as info:
+        rank_requests(CONFIG, "q", big)
+    assert (info.value.field, info.value.limit) == ("request", MAX_REQUEST_BYTES)
+
+
+# -- the component -----------------------------------------------------------------------------
+
+
+def test_the_component_names_its_ranking_config_in_its_connections_location():
+    connection = DiscoveryEngineConnection(project_id="p", emulator_host="localhost:1")
+    ranking = DiscoveryEngineRanking(connection)
+    assert ranking.connection is connection
+    assert ranking.ranking_config == (
+        "projects/p/locations/global/rankingConfigs/default_ranking_config"
+    )
+    assert ranking.spec == RankingSpec()
+    assert repr(ranking) == (
+        "DiscoveryEngineRanking(ranking_config='projects/p/locations/global/rankingConfigs/"
+        "default_ranking_config', endpoint='localhost:1')"
+    )
+    europe = DiscoveryEngineConnection(project_id="p", location="eu", emulator_host="h:1")
+    mine = DiscoveryEngineRanking(
+        europe, ranking_config="mine", model=MODEL, top_n=3, user_labels={"team": "a"}
+    )
+    assert mine.ranking_config == "projects/p/locations/eu/rankingConfigs/mine"
+    assert mine.spec == RankingSpec(model=MODEL, top_n=3, user_labels={"team": "a"})
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"top_n": -1}, "top_n"),
+        ({"model": ""}, "model"),
+        ({"user_labels": {"A": "b"}}, "user_labels"),
+    ],
+)
+def test_a_bad_option_is_a_configuration_error_naming_it(options, field):
+    connection = DiscoveryEngineConnection(project_id="p", emulator_host="h:1")
+    with pytest.raises(ConfigurationError, match=next(iter(options))) as info:
+        DiscoveryEngineRanking(connection, **options)
+    assert isinstance(info.value.__cause__, InputError)
+    assert info.value.__cause__.field == field
+
+
+def test_a_bad_ranking_config_id_is_a_configuration_error():
+    connection = DiscoveryEngineConnection(project_id="p", emulator_host="h:1")
+    with pytest.raises(ConfigurationError, match="ranking_config 'a/b'"):
+        DiscoveryEngineRanking(connection, ranking_config="a/b")
 
 
 @pytest.fixture
-def ranking(emulator):
-    connection = DiscoveryEngineConnection.create(
-        project_id="test-project", emulator_host=emulator.address, retry=None
+def ranking(connections):
+    """A ranking on the session emulator, without retries."""
+    return DiscoveryEngineRanking(connections[0], model=MODEL)
+
+
+@pytest.fixture
+async def aranking(emulator):
+    """A ranking on the session emulator for async calls, without retries."""
+    connection = DiscoveryEngineConnection(
+        project_id=PROJECT, emulator_host=emulator.address, retry=None
     )
-    return DiscoveryEngineRanking.create(connection, model="semantic-ranker-default@latest")
+    yield DiscoveryEngineRanking(connection, model=MODEL)
+    await connection.aclose()
 
 
-async def test_rank_and_arank_on_the_emulator(ranking):
+def _best_first(ranked):
+    return sorted(ranked, key=lambda r: (-r.score, r.index))
+
+
+async def test_rank_and_arank_give_the_records_best_first_with_their_ids(ranking, aranking):
     ranked = ranking.rank(QUERY, RECORDS)
     assert [(r.index, r.id) for r in ranked] == [(1, "model"), (2, "model"), (0, "zodiac")]
-    assert all(isinstance(r, RankedRecord) for r in ranked)
-    assert ranked[0].score == round(ranked[0].score, 2)  # 0.67, not float32's 0.6700000166
-    assert ranked == await ranking.arank(QUERY, RECORDS)
-    many = RECORDS * 150  # 450 records: three requests, merged
-    merged = ranking.rank(QUERY, many)
-    assert len(merged) == 450
-    assert [r.score for r in merged] == sorted((r.score for r in merged), reverse=True)
-    assert {r.index for r in merged[:150]} == {i for i in range(450) if i % 3 == 1}
-    assert merged == await ranking.arank(QUERY, many)
-    top = DiscoveryEngineRanking(ranking.connection, ranking.ranking_config, RankingSpec(top_n=2))
-    assert [r.index for r in top.rank(QUERY, many)] == [1, 4]
+    assert all(type(r) is RankedRecord for r in ranked)
+    assert [r.score for r in ranked] == sorted((r.score for r in ranked), reverse=True)
+    assert all(0 < r.score <= 1 for r in ranked)
+    # Read back at Google's two places: 0.67, not float32's 0.6700000166.
+    assert all(r.score == round(r.score, 2) for r in ranked)
+    assert await aranking.arank(QUERY, RECORDS) == ranked
 
 
-async def test_errors_are_translated(ranking, emulator):
-    missing = DiscoveryEngineRanking(
-        ranking.connection, CONFIG.replace("default_ranking_config", "nope")
-    )
+async def test_more_than_200_records_are_merged_by_score(ranking, aranking):
+    merged = ranking.rank(QUERY, MANY)
+    assert len(merged) == len(MANY)
+    assert sorted(r.index for r in merged) == list(range(len(MANY)))
+    assert merged == _best_first(merged)  # ties in the order given
+    assert [r.index for r in merged[:150]] == [i for i in range(len(MANY)) if i % 3 == 1]
+    assert {r.id for r in merged[:300]} == {"model"}
+    assert {r.id for r in merged[300:]} == {"zodiac"}
+    assert await aranking.arank(QUERY, MANY) == merged
+
+
+@pytest.mark.parametrize(("records", "indices"), [(RECORDS, [1, 2]), (MANY, [1, 4])])
+async def test_top_n_keeps_the_best_after_merging(connections, emulator, records, indices):
+    top = DiscoveryEngineRanking(connections[0], model=MODEL, top_n=2)
+    assert [r.index for r in top.rank(QUERY, records)] == indices
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=emulator.address)
+    try:
+        atop = DiscoveryEngineRanking(connection, model=MODEL, top_n=2)
+        assert [r.index for r in await atop.arank(QUERY, records)] == indices
+    finally:
+        await connection.aclose()
+
+
+async def test_the_model_is_sent(ranking, aranking):
+    with pytest.raises(InvalidRequestError, match="Rank"):
+        DiscoveryEngineRanking(ranking.connection, model="gpt-4").rank(QUERY, RECORDS)
+    with pytest.raises(InvalidRequestError, match="Rank"):
+        await DiscoveryEngineRanking(aranking.connection, model="gpt-4").arank(QUERY, RECORDS)
+
+
+async def test_a_missing_ranking_config_is_not_found(ranking, aranking):
+    missing = DiscoveryEngineRanking(ranking.connection, ranking_config="nope")
     with pytest.raises(NotFoundError, match="Rank"):
         missing.rank(QUERY, RECORDS)
+    amissing = DiscoveryEngineRanking(aranking.connection, ranking_config="nope")
     with pytest.raises(NotFoundError, match="Rank"):
-        await missing.arank(QUERY, RECORDS)
+        await amissing.arank(QUERY, RECORDS)
+
+
+async def test_an_unavailable_service_is_translated(ranking, aranking, emulator):
     emulator.faults.fail("Rank", code="UNAVAILABLE", times=1)
-    with pytest.raises(ServiceUnavailableError):
+    with pytest.raises(ServiceUnavailableError, match="Rank"):
         ranking.rank(QUERY, RECORDS)
+    emulator.faults.fail("Rank", code="UNAVAILABLE", times=1)
+    with pytest.raises(ServiceUnavailableError, match="Rank"):
+        await aranking.arank(QUERY, RECORDS)
 
 
-def test_record_title():
-    from grounding_core import record_title
-
-    assert record_title({"title": "Files"}) == "Files"
-    assert record_title({"title": "", "h": None, "n": 0}, ("title", "h", "n")) == "0"
-    assert record_title({}) == ""
+async def test_bad_records_are_refused_by_both_methods_before_any_call(ranking, aranking):
+    with pytest.raises(InputError, match="records is empty") as info:
+        ranking.rank(QUERY, [])
+    assert info.value.field == "records"
+    with pytest.raises(InputError, match="query is empty") as info:
+        await aranking.arank(" ", RECORDS)
+    assert info.value.field == "query"

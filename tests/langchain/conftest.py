@@ -1,4 +1,5 @@
-"""LangChain test helpers: a deterministic chat model that answers from the prompt's context."""
+"""LangChain test helpers: a deterministic chat model that answers from the prompt's context, and
+the core's error inside a component's ``ValidationError``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.prompts import ChatPromptTemplate
+from pydantic import ValidationError
 
 from grounding_emulator.grounding.claims import split_claims
 
@@ -18,6 +20,13 @@ PROMPT = ChatPromptTemplate.from_template(
     "Answer from the context only.\n\nContext:\n{context}\n\nQuestion: {question}"
 )
 SEPARATOR = "\n---\n"
+
+
+def core_error(error: ValidationError) -> Exception:
+    """The error a component's validator raised (the core's ``InputError`` or
+    ``ConfigurationError``), as pydantic's ``ValidationError`` carries it."""
+    (line,) = error.errors()
+    return line["ctx"]["error"]
 
 
 def format_docs(documents: list[Document]) -> str:

@@ -9,8 +9,10 @@ import asyncio
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
+from pydantic import ValidationError
 
-from grounding_core import answer_tool_text
+from grounding_core import ConfigurationError
+from grounding_core.agents import answer_tool_text
 from langchain_grounding import (
     AnswerQueryTool,
     DeveloperKnowledgeRetriever,
@@ -20,6 +22,7 @@ from langchain_grounding import (
     GroundingMiddleware,
 )
 
+from .conftest import core_error
 from .test_search_tool import QUERY, ToolCallingFake, call
 
 PROJECT = "test-project"
@@ -98,15 +101,18 @@ async def test_the_tools_run_on_the_async_client_without_mixing(answerer, dk):
 
 
 def test_configuration_errors_name_the_argument(answerer, dk, emulator):
-    # pydantic wraps a validator's ConfigurationError in its ValidationError, a ValueError.
-    with pytest.raises(ValueError, match=r"max_k \(1\) is below the retriever's default k"):
+    # pydantic wraps a validator's ConfigurationError in its ValidationError.
+    with pytest.raises(ValidationError) as info:
         DeveloperKnowledgeSearchTool(retriever=dk, allow_k=True, max_k=1)
-    with pytest.raises(ValueError, match="answerer"):
+    error = core_error(info.value)
+    assert isinstance(error, ConfigurationError)
+    assert "max_k (1) is below the retriever's default k" in str(error)
+    with pytest.raises(ValidationError, match="answerer"):
         AnswerQueryTool(answerer=dk)
     retriever = DiscoveryEngineRetriever(
         project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address
     )
-    with pytest.raises(ValueError, match="retriever"):
+    with pytest.raises(ValidationError, match="retriever"):
         DeveloperKnowledgeSearchTool(retriever=retriever)
 
 

@@ -10,7 +10,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.runnables import RunnablePassthrough
 
-from grounding_core import EMPTY_ANSWER
+from grounding_core.grounding.report import NOTHING_TO_CHECK
 from langchain_grounding import (
     AsyncGroundingCallbackHandler,
     DeveloperKnowledgeAnswer,
@@ -34,7 +34,8 @@ from .conftest import PROMPT, format_docs
 __all__ = ["two_chunk_emulator"]
 
 PROJECT = "test-project"
-NOTHING_TO_CHECK = "the answer is empty: there is nothing to check"
+# The skip reason of an answer the service sent no text and no reason for.
+EMPTY_ANSWER = "EMPTY_ANSWER"
 
 
 @pytest.fixture

@@ -23,6 +23,8 @@ from langchain_grounding import (
     QuestionCondenser,
 )
 
+from .conftest import core_error
+
 PROJECT = "test-project"
 
 
@@ -132,8 +134,9 @@ async def test_developer_knowledge_answer_async(emulator):
 
 @pytest.mark.parametrize("value", [42, {"nothing": "here"}, None])
 def test_bad_queries(emulator, value):
-    with pytest.raises(InputError, match="expected the query"):
+    with pytest.raises(InputError, match="expected the query") as info:
         DeveloperKnowledgeAnswer(emulator_host=emulator.address).invoke(value)
+    assert info.value.field == "query"
 
 
 FIRST = "What does the with statement do?"
@@ -186,12 +189,14 @@ def test_session_errors(emulator):
         answerer.invoke(
             {"query": FIRST, "session": "projects/p/locations/global/dataStores/d/sessions/1"}
         )
-    with pytest.raises(InputError, match="keeps the conversation in its session"):
+    with pytest.raises(InputError, match="keeps the conversation in its session") as info:
         answerer.invoke({"query": FIRST, "chat_history": [("human", "hi")]})
-    with pytest.raises(InputError, match="DeveloperKnowledgeAnswer has no sessions"):
+    assert info.value.field == "chat_history"
+    with pytest.raises(InputError, match="has no sessions") as info:
         DeveloperKnowledgeAnswer(emulator_host=emulator.address).invoke(
             {"query": FIRST, "session": "-"}
         )
+    assert info.value.field == "session"
 
 
 def test_every_answer_option_is_a_field_with_the_core_default(emulator):
@@ -229,8 +234,10 @@ def test_every_answer_option_is_a_field_with_the_core_default(emulator):
     assert document.metadata["uri"].endswith("compound_stmts.html#with")
     assert document.metadata["struct_data"]["topic"] == "with"
     assert 'The "with" statement' in document.page_content
-    with pytest.raises(ValidationError, match="max_rephrase_steps must be between 1 and 5"):
+    with pytest.raises(ValidationError) as info:
         DiscoveryEngineAnswer(project_id=PROJECT, engine_id="e", max_rephrase_steps=6)
+    error = core_error(info.value)
+    assert (type(error), error.field, error.limit) == (InputError, "max_rephrase_steps", 5)
 
 
 def test_developer_knowledge_follow_ups_are_condensed(emulator):
@@ -283,5 +290,6 @@ def test_a_condensed_question_feeds_a_retriever(emulator):
     direct = DeveloperKnowledgeRetriever(emulator_host=emulator.address).invoke(CONDENSED)
     assert [d.id for d in documents] == [d.id for d in direct]
     assert QuestionCondenser().invoke("no history") == "no history"
-    with pytest.raises(InputError, match="chat_history must be a list of messages"):
+    with pytest.raises(InputError, match="must be a list of messages") as info:
         QuestionCondenser().invoke({"query": "q", "chat_history": "earlier"})
+    assert info.value.field == "chat_history"

@@ -56,4 +56,4 @@ def test_an_http_address_reaches_the_emulator(emulator):
     )
     assert len(retriever.invoke("with statement")) == 2
     checker = GroundingChecker(emulator_host=f"http://{emulator.address}")
-    assert checker.connection.clients.endpoint == emulator.address
+    assert checker.connection.endpoint == emulator.address

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from grounding_core import (
     DEFAULT_FALLBACK_ANSWER,
+    ConfigurationError,
     InputError,
     ServiceUnavailableError,
     UngroundedAnswerError,
@@ -25,7 +26,7 @@ from langchain_grounding import (
     with_grounding,
 )
 
-from .conftest import PROMPT, ContextEchoChatModel, format_docs
+from .conftest import PROMPT, ContextEchoChatModel, core_error, format_docs
 
 PROJECT = "test-project"
 UNSUPPORTED = "The lighthouse was painted bright purple in 1850."
@@ -207,22 +208,28 @@ def test_policies(retriever, emulator):
 
 
 @pytest.mark.parametrize(
-    ("value", "message"),
+    ("value", "message", "field", "limit"),
     [
-        ("just a string", r"got the answer alone \(a string\), without the documents"),
-        (AIMessage("x"), r"got the answer alone \(a message, AIMessage\)"),
-        (42, "takes a dict"),
-        ({"answer": "x"}, "no documents to check"),
-        ({"documents": []}, "no answer in the output"),
-        ({"answer": 42, "documents": ["fact"]}, "answer must be a str or an AIMessage"),
-        ({"answer": "x", "documents": [1]}, r"documents\[0\] must be a Document or str"),
-        ({"answer": "x", "documents": ["f"] * 201}, "201 non-empty sources"),
-        ({"answer": "x", "documents": ["f" * 20_000]}, "20,000 characters"),
+        ("just a string", r"answer alone \(a string\), without the documents", "input", None),
+        (AIMessage("x"), r"answer alone \(a message, AIMessage\)", "input", None),
+        (42, "takes a dict", "input", None),
+        ({"answer": "x"}, "no documents to check", "documents", None),
+        ({"documents": []}, "no answer in the output", "answer", None),
+        ({"answer": 42, "documents": ["fact"]}, "must be a str or an AIMessage", "answer", None),
+        (
+            {"answer": "x", "documents": [1]},
+            r"documents\[0\] must be a Document",
+            "documents",
+            None,
+        ),
+        ({"answer": "x", "documents": ["f"] * 201}, "201 non-empty sources", "facts", 200),
+        ({"answer": "x", "documents": ["f" * 20_000]}, "20,000", "facts[0].fact_text", 10_000),
     ],
 )
-def test_bad_input_is_refused_clearly(checker, value, message):
-    with pytest.raises(InputError, match=message):
+def test_bad_input_is_refused_clearly(checker, value, message, field, limit):
+    with pytest.raises(InputError, match=message) as info:
         checker.invoke(value)
+    assert (info.value.field, info.value.limit) == (field, limit)
 
 
 def test_a_plain_string_chain_says_what_to_pass(retriever, checker):
@@ -337,8 +344,12 @@ def test_the_check_follows_the_fields(checker):
     assert checker.grounding_check is check  # the original is left alone
     copied.on_ungrounded = "fallback"
     assert copied.grounding_check.on_ungrounded == "fallback"
-    with pytest.raises(ValidationError, match="min_support_score"):
-        GroundingChecker(project_id=PROJECT, min_support_score=1.5)
+    for name in ("min_support_score", "citation_threshold"):
+        with pytest.raises(ValidationError) as info:
+            GroundingChecker(project_id=PROJECT, **{name: 1.5})
+        error = core_error(info.value)
+        assert isinstance(error, ConfigurationError)
+        assert str(error).startswith(f"{name} must be a number between 0 and 1")
 
 
 def test_checker_retries_transient_failures(checker, emulator):

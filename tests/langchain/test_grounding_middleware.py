@@ -15,12 +15,12 @@ from pydantic import Field
 
 from grounding_core import (
     DEFAULT_FALLBACK_ANSWER,
-    REVISION_KEY,
     CitationSpan,
     ConfigurationError,
     InputError,
     UngroundedAnswerError,
 )
+from grounding_core.agents import REVISION_KEY
 from langchain_grounding import (
     AsyncGroundingCallbackHandler,
     DiscoveryEngineRetriever,
@@ -263,8 +263,9 @@ def test_a_checker_and_its_fields_are_not_both_given(emulator):
 
 def test_state_documents_of_the_wrong_type_are_refused(emulator, tool):
     agent = agent_of(tool, middleware(emulator), KEEPER, search=False)
-    with pytest.raises(InputError, match="'documents' must be a list of Documents, got str"):
+    with pytest.raises(InputError, match="must be a list of Documents, got str") as info:
         agent.invoke(ask(documents="not documents"))
+    assert info.value.field == "documents"
 
 
 def test_the_turn_starts_after_the_users_last_message():
@@ -381,8 +382,9 @@ def test_a_checker_of_the_wrong_type_is_refused_by_name():
 def test_a_state_document_of_the_wrong_type_is_refused_by_position(emulator, tool):
     agent = agent_of(tool, middleware(emulator), KEEPER, search=False)
     documents = [Document(page_content=KEEPER), "plain text"]
-    with pytest.raises(InputError, match=r"documents\[1\] must be a Document, got str"):
+    with pytest.raises(InputError, match=r"documents\[1\] must be a Document") as info:
         agent.invoke(ask(documents=documents))
+    assert info.value.field == "documents"
 
 
 async def test_claims_checked_while_the_agent_streams(emulator):

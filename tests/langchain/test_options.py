@@ -8,15 +8,15 @@ import pytest
 
 from grounding_core import (
     DEFAULT_SEARCH_K,
-    AnswerOptions,
     AnswerSpec,
     ChunkSearchSpec,
     DeveloperKnowledgeAnswerQuery,
     DeveloperKnowledgeSearchSpec,
-    SearchOptions,
-    SummaryOptions,
     SummarySpec,
 )
+from grounding_core.answers.answer_query import AnswerOptions
+from grounding_core.search.specs import SearchOptions
+from grounding_core.search.summaries import SummaryOptions
 from langchain_grounding import (
     DeveloperKnowledgeAnswer,
     DeveloperKnowledgeRetriever,
@@ -28,11 +28,11 @@ from langchain_grounding._options import spec_default
 
 PROJECT = "test-project"
 
-# component, its options TypedDict, its spec, the defaults that are the component's own.
+# component, its options TypedDict, its spec.
 COMPONENTS = [
-    (DiscoveryEngineRetriever, SearchOptions, ChunkSearchSpec, {"k": DEFAULT_SEARCH_K}),
-    (DiscoveryEngineAnswer, AnswerOptions, AnswerSpec, {}),
-    (DiscoveryEngineSummary, SummaryOptions, SummarySpec, {}),
+    (DiscoveryEngineRetriever, SearchOptions, ChunkSearchSpec),
+    (DiscoveryEngineAnswer, AnswerOptions, AnswerSpec),
+    (DiscoveryEngineSummary, SummaryOptions, SummarySpec),
 ]
 
 
@@ -41,14 +41,14 @@ def spec_defaults(spec):
 
 
 @pytest.mark.parametrize(
-    ("component", "options", "spec", "own"), COMPONENTS, ids=lambda c: getattr(c, "__name__", "")
+    ("component", "options", "spec"), COMPONENTS, ids=lambda c: getattr(c, "__name__", "")
 )
-def test_option_fields_are_the_spec_fields(component, options, spec, own):
+def test_option_fields_are_the_spec_fields(component, options, spec):
     hints = typing.get_type_hints(options)
     fields = component.model_fields
     assert set(hints) <= set(fields)
     assert {name: fields[name].annotation for name in hints} == hints
-    assert {name: fields[name].get_default() for name in hints} == {**spec_defaults(spec), **own}
+    assert {name: fields[name].get_default() for name in hints} == spec_defaults(spec)
     assert all(fields[name].description for name in hints)  # documented
 
 
@@ -71,9 +71,10 @@ def test_the_developer_knowledge_fields_are_their_specs():
 
 
 def test_spec_default_reads_the_spec():
-    assert spec_default(ChunkSearchSpec, "k") == 10
+    assert spec_default(ChunkSearchSpec, "k") == DEFAULT_SEARCH_K == 4
     assert spec_default(AnswerSpec, "max_return_results") == AnswerSpec().max_return_results
     assert spec_default(SummarySpec, "result_count") == SummarySpec().result_count
+    assert spec_default(DeveloperKnowledgeAnswerQuery, "filter") == ""
     with pytest.raises(KeyError):
         spec_default(SummarySpec, "k")
 

@@ -12,14 +12,14 @@ from langchain_core.documents import Document
 from pydantic import ValidationError
 
 from grounding_core import ChunkSearchSpec, DiscoveryEngineChunkSearch
-from grounding_core.search import search_request
+from grounding_core.search.discovery_engine import search_request
 from langchain_grounding import (
     DiscoveryEngineAnswer,
     DiscoveryEngineRetriever,
     DiscoveryEngineSummary,
     GroundingChecker,
 )
-from tests.core.test_peer_arguments import EMAIL, SPELL, service_account_file
+from tests.core.peer_inputs import EMAIL, SPELL, service_account_file
 
 PROJECT = "test-project"
 QUERY = "lighthouse keeper"
@@ -228,3 +228,45 @@ def test_a_peer_name_is_for_the_constructor_only(emulator):
     with pytest.raises(ValidationError, match=r"unknown argument 'location_id' \(did you mean"):
         built.location_id = "us"
     assert built.location == "global"
+
+
+@pytest.fixture
+def peer_environment(monkeypatch):
+    """The peer's variables set, ours unset."""
+    for name in ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "GROUNDING_DATA_STORE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PROJECT_ID", PROJECT)
+    monkeypatch.setenv("DATA_STORE_ID", "test-docs")
+    return monkeypatch
+
+
+def test_the_peers_variables_are_read_where_ours_are_unset(emulator, peer_environment):
+    with pytest.warns(DeprecationWarning, match=r"read \$(PROJECT|DATA_STORE)_ID") as record:
+        built = DiscoveryEngineRetriever(emulator_host=emulator.address, k=2)
+    assert [str(w.message).partition(",")[0] for w in record] == [
+        "DiscoveryEngineRetriever read $PROJECT_ID",
+        "DiscoveryEngineRetriever read $DATA_STORE_ID",
+    ]
+    assert [w.filename for w in record] == [__file__] * 2
+    assert (built.project_id, built.data_store_id) == (PROJECT, "test-docs")
+    assert built.target.serving_config_path.startswith(
+        "projects/test-project/locations/global/collections/default_collection/dataStores/"
+        "test-docs/"
+    )
+    assert len(built.invoke(QUERY)) == 2
+    with pytest.warns(DeprecationWarning, match=r"read \$PROJECT_ID"):
+        checker = GroundingChecker(emulator_host=emulator.address)
+    assert checker.grounding_check.grounding_config.startswith("projects/test-project/")
+
+
+def test_our_variables_and_arguments_win_over_the_peers(emulator, peer_environment):
+    peer_environment.setenv("GOOGLE_CLOUD_PROJECT", "ours")
+    peer_environment.setenv("GROUNDING_DATA_STORE", "our-store")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        from_ours = DiscoveryEngineRetriever(emulator_host=emulator.address)
+        given = DiscoveryEngineRetriever(project_id="p", engine_id="e", emulator_host="h:1")
+    assert from_ours.target.serving_config_path.startswith(
+        "projects/ours/locations/global/collections/default_collection/dataStores/our-store/"
+    )
+    assert (given.project_id, given.data_store_id, given.engine_id) == ("p", None, "e")

@@ -336,9 +336,14 @@ def test_credentials_that_cannot_be_pickled_are_named(emulator, how):
 def test_a_pickled_handler_starts_with_no_run_in_flight(emulator):
     handler = ROWS["GroundingCallbackHandler"].build(emulator)
     handled(handler)
-    handler._runs.started(run_id := uuid.uuid4(), None)
+    root, child = uuid.uuid4(), uuid.uuid4()  # a run in flight: its retriever has returned
+    handler.on_chain_start(None, {}, run_id=root)
+    handler.on_retriever_start(None, QUESTION, run_id=child, parent_run_id=root)
+    handler.on_retriever_end(DOCUMENTS, run_id=child, parent_run_id=root)
     copied = WHOLE_COPIES["pickle"](handler)
-    assert copied._runs._roots == {}
-    assert handler._runs._roots == {run_id: run_id}
     assert list(copied.reports.values()) == list(handler.reports.values())
     assert copied.latest == handler.latest
+    for each in (handler, copied):
+        each.on_chain_end(ANSWER, run_id=root)
+    assert handler.reports[root].sources == tuple(DOCUMENTS)
+    assert copied.reports[root].sources == ()  # the copy collected nothing for that run

@@ -6,8 +6,10 @@ from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import BaseDocumentCompressor, Document
 from pydantic import ValidationError
 
-from grounding_core import InputError
+from grounding_core import ConfigurationError, DiscoveryEngineRanking, InputError
 from langchain_grounding import DiscoveryEngineReranker, DiscoveryEngineRetriever
+
+from .conftest import core_error
 
 PROJECT = "test-project"
 QUERY = "How does the with statement work?"
@@ -57,7 +59,7 @@ async def test_async_runs_on_the_async_client(emulator, monkeypatch):
     def no_sync(*args, **kwargs):
         raise AssertionError("the sync client was used by acompress_documents")
 
-    monkeypatch.setattr("grounding_core.ranking.rank", no_sync)
+    monkeypatch.setattr(DiscoveryEngineRanking, "rank", no_sync)
     ranked = await reranker(emulator).acompress_documents(docs, "How do I open a file?")
     assert [d.id for d in ranked] == ["f", "b"]
 
@@ -77,12 +79,15 @@ def test_the_title_fields_feed_the_title(emulator):
 
 
 def test_bad_settings_and_inputs(emulator):
-    with pytest.raises(ValidationError, match="top_n"):
-        reranker(emulator, top_n=0)
-    with pytest.raises(ValidationError, match="user_labels"):
-        reranker(emulator, user_labels={"Bad": "x"})
-    with pytest.raises(InputError, match="records\\[0\\] has neither a title nor a content"):
+    for fields, name in (({"top_n": 0}, "top_n"), ({"user_labels": {"Bad": "x"}}, "user_labels")):
+        with pytest.raises(ValidationError) as info:
+            reranker(emulator, **fields)
+        error = core_error(info.value)
+        assert isinstance(error, ConfigurationError)
+        assert name in str(error)
+    with pytest.raises(InputError, match="has neither a title nor a content") as caught:
         reranker(emulator).compress_documents([Document("")], "q")
+    assert caught.value.field == "records"
     copied = reranker(emulator, top_n=2).model_copy(update={"top_n": 1})
     assert copied.ranking.spec.top_n == 1
 

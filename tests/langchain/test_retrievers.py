@@ -8,8 +8,10 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ValidationError
 
-from grounding_core import DataStoreSpec, InputError, NotFoundError
+from grounding_core import ConfigurationError, DataStoreSpec, InputError, NotFoundError
 from langchain_grounding import DeveloperKnowledgeRetriever, DiscoveryEngineRetriever
+
+from .conftest import core_error
 
 PROJECT = "test-project"
 
@@ -133,20 +135,38 @@ def test_unknown_data_store_is_a_clear_error(emulator):
     [
         ({}, "no data store and no engine"),
         ({"data_store_id": "d", "engine_id": "e"}, "both a data store"),
-        ({"data_store_id": "d", "k": 0}, "k must be >= 1, got 0"),
-        ({"data_store_id": "d", "num_next_chunks": 4}, "num_next_chunks must be between 0 and 3"),
-        ({"data_store_id": "d", "search_mode": "documents", "num_next_chunks": 1}, "chunks"),
         ({"data_store_id": "d", "location": ""}, "location is empty"),
+        ({"data_store_id": "d", "timeout": 0}, "timeout must be > 0"),
     ],
 )
 def test_bad_configuration_fails_at_construction(emulator, kwargs, message):
-    with pytest.raises(ValidationError, match=message):
+    with pytest.raises(ValidationError) as info:
         DiscoveryEngineRetriever(project_id=PROJECT, emulator_host=emulator.address, **kwargs)
+    assert isinstance(core_error(info.value), ConfigurationError)
+    assert message in str(core_error(info.value))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "limit"),
+    [
+        ({"k": 0}, "k", None),
+        ({"num_next_chunks": 4}, "num_next_chunks", 3),
+        ({"search_mode": "documents", "num_next_chunks": 1}, "chunk_spec", None),
+    ],
+)
+def test_bad_search_values_fail_at_construction(emulator, kwargs, field, limit):
+    with pytest.raises(ValidationError) as info:
+        DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id="d", emulator_host=emulator.address, **kwargs
+        )
+    error = core_error(info.value)
+    assert (type(error), error.field, error.limit) == (InputError, field, limit)
 
 
 def test_bad_k_per_call(retriever):
-    with pytest.raises(InputError, match="k must be >= 1, got 0"):
+    with pytest.raises(InputError) as info:
         retriever.invoke("lighthouse", k=0)
+    assert (info.value.field, info.value.limit) == ("k", None)
 
 
 def test_credentials_never_show(emulator):
@@ -195,8 +215,14 @@ def test_assigned_fields_take_effect(retriever):
     retriever.timeout = 5.0
     assert retriever.search.connection is not connection
     assert retriever.search.connection.call_options.timeout == 5.0
-    with pytest.raises(ValidationError, match="k must be >= 1, got 0"):
-        retriever.k = 0
+    search = retriever.search
+    for name, value, error in (("k", 0, InputError), ("timeout", 0.0, ConfigurationError)):
+        with pytest.raises(ValidationError) as info:
+            setattr(retriever, name, value)
+        assert isinstance(core_error(info.value), error)
+    # A refused value leaves the retriever as it was, working.
+    assert (retriever.k, retriever.timeout, retriever.search) == (2, 5.0, search)
+    assert len(retriever.invoke("lighthouse")) == 2
 
 
 def test_the_retrievers_wrap_the_core_search(retriever, emulator):
@@ -206,7 +232,11 @@ def test_the_retrievers_wrap_the_core_search(retriever, emulator):
         "/dataStores/test-docs/servingConfigs/default_search"
     )
     assert (search.spec.k, search.spec.search_mode) == (3, "chunks")
+    assert search.connection is retriever.connection
     assert search.connection.call_options.timeout == 30.0
+    # The names code written for the old core reads: the connection serves the clients now.
+    assert retriever.clients is retriever.connection
+    assert retriever.call_options is retriever.connection.call_options
     developer = DeveloperKnowledgeRetriever(emulator_host=emulator.address)
     assert (developer.search.spec.k, developer.search.spec.filter) == (5, "")
 
@@ -320,24 +350,28 @@ def test_every_search_option_reaches_the_spec(emulator):
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("kwargs", "field", "limit"),
     [
-        ({"max_extractive_answer_count": 1}, "need search_mode='documents'"),
+        ({"max_extractive_answer_count": 1}, "max_extractive_answer_count", None),
         (
             {"search_mode": "documents", "max_extractive_answer_count": 6},
-            "max_extractive_answer_count must be between 0 and 5",
+            "max_extractive_answer_count",
+            5,
         ),
         (
             {"search_mode": "documents", "max_extractive_segment_count": 11},
-            "max_extractive_segment_count must be between 0 and 10",
+            "max_extractive_segment_count",
+            10,
         ),
-        ({"search_mode": "documents", "num_next_segments": 1}, "max_extractive_segment_count > 0"),
-        ({"pin_unexpanded_results": True}, "needs query_expansion='auto'"),
-        ({"user_pseudo_id": "u" * 129}, "at most 128"),
+        ({"search_mode": "documents", "num_next_segments": 1}, "num_next_segments", None),
+        ({"pin_unexpanded_results": True}, "pin_unexpanded_results", None),
+        ({"user_pseudo_id": "u" * 129}, "user_pseudo_id", 128),
     ],
 )
-def test_bad_search_options_fail_at_construction(emulator, kwargs, message):
-    with pytest.raises(ValidationError, match=message):
+def test_bad_search_options_fail_at_construction(emulator, kwargs, field, limit):
+    with pytest.raises(ValidationError) as info:
         DiscoveryEngineRetriever(
             project_id=PROJECT, data_store_id="d", emulator_host=emulator.address, **kwargs
         )
+    error = core_error(info.value)
+    assert (type(error), error.field, error.limit) == (InputError, field, limit)

@@ -3,6 +3,7 @@
 import pytest
 from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda, RunnableSerializable
+from pydantic import ValidationError
 
 from grounding_core import (
     ChunkSearchSpec,
@@ -12,6 +13,8 @@ from grounding_core import (
     answer_markdown,
 )
 from langchain_grounding import DiscoveryEngineAnswer, DiscoveryEngineSummary
+
+from .conftest import core_error
 
 PROJECT = "test-project"
 FALLBACK = "A summary could not be generated for your search query. Here are some search results."
@@ -97,31 +100,31 @@ def test_skipped_summary(emulator):
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("kwargs", "field", "limit"),
     [
-        ({"result_count": 51}, "result_count must be between 1 and 50"),
-        (
-            {"result_count": 11, "search": {"search_mode": "documents"}},
-            "between 1 and 10 in documents mode",
-        ),
-        ({"search": {"k": 0}}, "k must be >= 1, got 0"),
-        ({"search": {"filtre": "x"}}, "search has no option 'filtre'"),
-        ({"search": "lang"}, "search must be a ChunkSearchSpec or a dict"),
+        ({"result_count": 51}, "result_count", 50),
+        ({"result_count": 11, "search": {"search_mode": "documents"}}, "result_count", 10),
+        ({"search": {"k": 0}}, "k", None),
+        ({"search": {"filtre": "x"}}, "search.filtre", None),
+        ({"search": "lang"}, "search", None),
     ],
 )
-def test_bad_options(emulator, kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_bad_options(emulator, kwargs, field, limit):
+    with pytest.raises(ValidationError) as info:
         DiscoveryEngineSummary(
             project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address, **kwargs
         )
+    error = core_error(info.value)
+    assert (type(error), error.field, error.limit) == (InputError, field, limit)
 
 
 def test_bad_query(emulator):
     summarizer = DiscoveryEngineSummary(
         project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address
     )
-    with pytest.raises(InputError, match="expected the query"):
+    with pytest.raises(InputError, match="expected the query") as info:
         summarizer.invoke(42)
+    assert info.value.field == "query"
 
 
 def test_every_summary_and_search_option_reaches_the_core(emulator):

@@ -13,12 +13,16 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGenerationChunk
+from pydantic import ValidationError
 
+from grounding_core import ConfigurationError
 from langchain_grounding import (
     DiscoveryEngineRetriever,
     DiscoveryEngineSearchTool,
     GroundingChecker,
 )
+
+from .conftest import core_error
 
 PROJECT = "test-project"
 QUERY = "lighthouse keeper number 131"
@@ -132,15 +136,25 @@ def test_the_search_is_a_child_retriever_run(retriever):
     assert (kind, child, parent) == ("tool", "retriever", tool_run)
 
 
-def test_configuration_errors_name_the_argument(retriever):
-    # pydantic wraps the ConfigurationError (a ValueError) of the tool's validator.
-    with pytest.raises(ValueError, match="max_k must be an int from 1 to 100, got 101"):
-        DiscoveryEngineSearchTool(retriever=retriever, allow_k=True, max_k=101)
-    with pytest.raises(ValueError, match=r"max_k \(1\) is below the retriever's default k \(2\)"):
-        DiscoveryEngineSearchTool(retriever=retriever, allow_k=True, max_k=1)
-    with pytest.raises(ValueError, match="filter_fields is empty"):
-        DiscoveryEngineSearchTool(retriever=retriever, filter_fields={})
-    with pytest.raises(ValueError, match="'max_K'"):
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"allow_k": True, "max_k": 101}, "max_k must be an int from 1 to 100"),
+        ({"allow_k": True, "max_k": 1}, "max_k (1) is below the retriever's default k (2)"),
+        ({"filter_fields": {}}, "filter_fields is empty"),
+    ],
+)
+def test_configuration_errors_name_the_argument(retriever, fields, words):
+    # pydantic wraps the ConfigurationError of the tool's validator.
+    with pytest.raises(ValidationError) as info:
+        DiscoveryEngineSearchTool(retriever=retriever, **fields)
+    error = core_error(info.value)
+    assert isinstance(error, ConfigurationError)
+    assert words in str(error)
+
+
+def test_an_unknown_argument_is_named(retriever):
+    with pytest.raises(ValidationError, match="'max_K'"):
         DiscoveryEngineSearchTool(retriever=retriever, max_K=3)
 
 

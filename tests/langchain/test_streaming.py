@@ -323,8 +323,9 @@ def test_bad_streaming_settings(emulator):
     ):
         with pytest.raises(ValidationError, match=next(iter(fields))):
             checker(emulator, **fields)
-    with pytest.raises(InputError, match="empty stream"):
+    with pytest.raises(InputError, match="empty stream") as info:
         list(checker(emulator).transform(iter([])))
+    assert info.value.field == "input"
 
 
 async def test_answer_runnable_streams(emulator):
@@ -351,5 +352,6 @@ async def test_answer_runnable_streams(emulator):
         emulator_host=emulator.address,
         include_grounding_supports=True,
     )
-    with pytest.raises(InputError, match="include_grounding_supports is not available"):
+    with pytest.raises(InputError, match="not available for streamed answers") as info:
         list(refused.stream(QUESTION))
+    assert info.value.field == "include_grounding_supports"

@@ -11,6 +11,7 @@ from llama_index.core.base.llms.types import ChatMessage, CitationBlock, ToolCal
 from llama_index.core.llms import MessageRole
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.schema import NodeWithScore
+from llama_index.core.tools.types import AsyncBaseTool
 
 from grounding_core import ConfigurationError, InputError
 from llamaindex_grounding import (
@@ -39,6 +40,11 @@ def retriever(emulator):
         similarity_top_k=2,
         emulator_host=emulator.address,
     )
+
+
+def test_class():
+    for tool in (DiscoveryEngineSearchTool, DeveloperKnowledgeSearchTool, AnswerQueryTool):
+        assert AsyncBaseTool in tool.__mro__
 
 
 def test_the_llm_reads_numbered_sources_and_the_nodes_are_the_raw_output(retriever):

@@ -1,6 +1,7 @@
 """LlamaIndex gets ``answer_with_citations`` through the core report that ``GroundedQueryEngine``
 merges into ``response.metadata["grounding_report"]`` (issue #17), sync and async."""
 
+from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.query_engine import RetrieverQueryEngine
 
 from llamaindex_grounding import DiscoveryEngineRetriever, GroundedQueryEngine
@@ -30,6 +31,10 @@ def assert_marked(response):
     assert response.response == f"{KEEPER} {UNSUPPORTED}"
     assert report.answer_with_citations == f"{KEEPER}[0] {UNSUPPORTED}"
     assert "answer_with_citations" not in response.metadata["grounding"]
+
+
+def test_class():
+    assert BaseQueryEngine in GroundedQueryEngine.__mro__
 
 
 def test_the_query_engines_report_has_the_answer_with_citations(emulator):

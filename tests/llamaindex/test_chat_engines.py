@@ -107,10 +107,12 @@ def test_chat_engine_errors(emulator):
     assert engine.chat_history == []
     engine.reset()
     history = [ChatMessage(role=MessageRole.USER, content="hi")]
-    with pytest.raises(InputError, match="chat_history cannot be given"):
+    with pytest.raises(InputError, match="chat_history cannot be given") as given:
         engine.chat(FIRST, chat_history=history)
-    with pytest.raises(InputError, match="between 1 and 5"):
+    assert given.value.field == "chat_history"
+    with pytest.raises(InputError, match="between 1 and 5") as steps:
         DiscoveryEngineChatEngine(engine_id="e", emulator_host="h:1", max_rephrase_steps=0)
+    assert (steps.value.field, steps.value.limit) == ("max_rephrase_steps", 5)
 
 
 def test_developer_knowledge_follow_ups_are_condensed(emulator):
@@ -148,5 +150,6 @@ async def test_developer_knowledge_condenses_with_an_llm(emulator):
     assert f"<Follow Up Message>\n{KNOWLEDGE_FOLLOW_UP}" in prompts[0]
     stream = await engine.astream_chat("and generators?")
     assert [c async for c in stream.async_response_gen()] == [stream.response]
-    with pytest.raises(InputError, match="max_questions must be >= 0"):
+    with pytest.raises(InputError, match="max_questions must be >= 0") as info:
         DeveloperKnowledgeChatEngine(emulator_host=emulator.address, max_questions=-1)
+    assert info.value.field == "max_questions"

@@ -10,7 +10,7 @@ from llama_index.core.query_engine import RetrieverQueryEngine, RetryQueryEngine
 from llama_index.core.schema import MetadataMode
 from pydantic import Field
 
-from grounding_core import InputError, ServiceUnavailableError
+from grounding_core import ConfigurationError, InputError, ServiceUnavailableError
 from llamaindex_grounding import (
     DiscoveryEngineRetriever,
     GroundingEvaluationResult,
@@ -181,18 +181,19 @@ def test_retry_query_engine_retries_with_the_feedback(evaluator, retriever, monk
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("kwargs", "message", "field", "limit"),
     [
-        ({"response": None, "contexts": ["x"]}, "response must be the answer text, got NoneType"),
-        ({"response": "x"}, "contexts must be a list of source texts"),
-        ({"response": "x", "contexts": "one string"}, "contexts must be a list"),
-        ({"response": "x", "contexts": [1]}, r"contexts\[0\] must be a string, got int"),
-        ({"response": "x", "contexts": ["f" * 10_001]}, "10,001 characters"),
+        ({"response": None, "contexts": ["x"]}, "got NoneType", "response", None),
+        ({"response": "x"}, "contexts must be a list of source texts", "contexts", None),
+        ({"response": "x", "contexts": "one string"}, "contexts must be a list", "contexts", None),
+        ({"response": "x", "contexts": [1]}, r"contexts\[0\] must be a string", "contexts", None),
+        ({"response": "x", "contexts": ["f" * 10_001]}, "10,001", "facts[0].fact_text", 10_000),
     ],
 )
-def test_bad_input_is_refused_clearly(evaluator, kwargs, message):
-    with pytest.raises(InputError, match=message):
+def test_bad_input_is_refused_clearly(evaluator, kwargs, message, field, limit):
+    with pytest.raises(InputError, match=message) as info:
         evaluator.evaluate(**kwargs)
+    assert (info.value.field, info.value.limit) == (field, limit)
 
 
 @pytest.mark.parametrize(
@@ -203,8 +204,9 @@ def test_bad_input_is_refused_clearly(evaluator, kwargs, message):
     ],
 )
 def test_evaluate_response_needs_a_response(evaluator, response, message):
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(InputError, match=message) as info:
         evaluator.evaluate_response(response=response)
+    assert info.value.field == "response"
 
 
 def test_a_failed_check_raises(emulator):
@@ -215,7 +217,7 @@ def test_a_failed_check_raises(emulator):
 
 
 def test_bad_configuration(emulator):
-    with pytest.raises(ValueError, match="min_support_score must be a number between 0 and 1"):
+    with pytest.raises(ConfigurationError, match="min_support_score must be a number between"):
         GroundingEvaluator(emulator_host=emulator.address, min_support_score=2)
-    with pytest.raises(ValueError, match="citation_threshold must be a number between 0 and 1"):
+    with pytest.raises(ConfigurationError, match="citation_threshold must be a number between"):
         GroundingEvaluator(emulator_host=emulator.address, citation_threshold=-1)

@@ -7,19 +7,20 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from llama_index.core.agent.workflow import AgentStream, FunctionAgent, ToolCallResult
+from llama_index.core.agent.workflow import AgentOutput, AgentStream, FunctionAgent, ToolCallResult
 from llama_index.core.base.llms.types import ChatMessage, CitationBlock, ToolCallBlock
 from llama_index.core.llms import MessageRole
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.schema import NodeWithScore, TextNode
+from llama_index.core.workflow import Event, Workflow
 
 from grounding_core import (
     DEFAULT_FALLBACK_ANSWER,
-    REVISION_KEY,
     ConfigurationError,
     InputError,
     UngroundedAnswerError,
 )
+from grounding_core.agents import REVISION_KEY
 from llamaindex_grounding import (
     AgentGroundingEvent,
     DiscoveryEngineRetriever,
@@ -93,6 +94,12 @@ def assert_cited_keeper(output, start=0):
     assert output.response.content[info["start_char_idx"] : info["end_char_idx"]] == KEEPER
     assert (info["start_char_idx"], block.source, info["claim_index"]) == (start, URL, 0)
     assert KEEPER in block.cited_content.text
+
+
+def test_class():
+    assert Workflow in GroundedAgentWorkflow.__mro__
+    assert AgentOutput in GroundedAgentOutput.__mro__
+    assert Event in AgentGroundingEvent.__mro__
 
 
 async def test_annotate_cites_the_response_and_flags_the_made_up_claim(emulator, tool):
@@ -219,6 +226,7 @@ def test_bad_settings_are_refused_with_the_argument_named(emulator, tool):
 )
 async def test_bad_nodes_are_refused_before_the_agent_runs(emulator, tool, nodes, message):
     script = Script(KEEPER)
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(InputError, match=message) as info:
         await run(grounded(emulator, tool, script), nodes=nodes)
+    assert info.value.field == "nodes"
     assert script.answers == [KEEPER]  # the agent never ran

@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from google.cloud import discoveryengine_v1 as de
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import (
     AsyncStreamingResponse,
@@ -125,7 +126,7 @@ async def test_aquery_checks_on_the_async_client(emulator, retriever, monkeypatc
     def no_sync_check(*args, **kwargs):
         raise AssertionError("the sync client was used by aquery")
 
-    monkeypatch.setattr("grounding_core.check.check_sources", no_sync_check)
+    monkeypatch.setattr(de.GroundedGenerationServiceClient, "check_grounding", no_sync_check)
     response = await grounded(emulator, retriever).aquery(QUESTION)
     assert response.metadata["grounding"]["error"] is None
 
@@ -407,15 +408,16 @@ def test_too_many_source_nodes_is_an_input_error(emulator):
         emulator_host=emulator.address,
         on_error="raise",
     )
-    with pytest.raises(InputError, match="201 non-empty sources"):
+    with pytest.raises(InputError, match="201 non-empty sources") as info:
         engine.query("anything")
+    assert (info.value.field, info.value.limit) == ("facts", 200)
 
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
         ({"on_ungrounded": "ignore"}, ConfigurationError, "on_ungrounded must be"),
-        ({"on_error": "swallow"}, ConfigurationError, "on_error must be 'record' or 'raise'"),
+        ({"on_error": "swallow"}, ConfigurationError, "on_error must be one of"),
         (
             {"citation_threshold": 1.5},
             ConfigurationError,

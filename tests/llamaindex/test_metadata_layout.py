@@ -10,6 +10,7 @@ import functools
 import pickle
 
 import pytest
+from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import MetadataMode
 
 from grounding_core import InputError
@@ -27,6 +28,10 @@ from tests.content_corpus import (
 
 server = content_server_fixture()
 retriever = functools.partial(content_retriever, DiscoveryEngineRetriever)
+
+
+def test_class():
+    assert BaseRetriever in DiscoveryEngineRetriever.__mro__
 
 
 def test_the_flat_layout_has_every_key_in_documents_mode(server):

@@ -9,6 +9,7 @@ import dataclasses
 import pickle
 
 import pytest
+from llama_index.core.retrievers import BaseRetriever
 
 from grounding_core import ChunkSearchSpec, InputError
 from llamaindex_grounding import DiscoveryEngineRetriever
@@ -22,6 +23,10 @@ def retriever(emulator):
     return DiscoveryEngineRetriever(
         project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address
     )
+
+
+def test_class():
+    assert BaseRetriever in DiscoveryEngineRetriever.__mro__
 
 
 def test_every_option_but_k_reads_from_the_spec(retriever):
@@ -52,8 +57,9 @@ async def test_a_set_option_is_sent_async(retriever):
 
 
 def test_a_bad_option_is_refused_and_the_old_spec_kept(retriever):
-    with pytest.raises(InputError, match=r"max_extractive_answer_count must be between 0 and 5"):
+    with pytest.raises(InputError, match="max_extractive_answer_count must be between") as info:
         retriever.max_extractive_answer_count = 6
+    assert (info.value.field, info.value.limit) == ("max_extractive_answer_count", 5)
     assert retriever.max_extractive_answer_count == 0
 
 

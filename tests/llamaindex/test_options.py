@@ -10,20 +10,20 @@ from typing_extensions import Unpack
 
 from grounding_core import (
     DEFAULT_SEARCH_K,
-    AnswerOptions,
     AnswerSpec,
     ChunkSearchSpec,
     DataStoreSpec,
-    DiscoveryEngineAnswerQueryArgs,
-    DiscoveryEngineChunkSearchArgs,
     DiscoveryEngineConnectionArgs,
-    DiscoveryEngineSearchSummaryArgs,
-    DiscoveryEngineTargetArgs,
     InputError,
-    SearchOptions,
-    SummaryOptions,
     SummarySpec,
 )
+from grounding_core.answers.answer_query import AnswerOptions, DiscoveryEngineAnswerQueryArgs
+from grounding_core.search.discovery_engine import (
+    DiscoveryEngineChunkSearchArgs,
+    DiscoveryEngineTargetArgs,
+)
+from grounding_core.search.specs import SearchOptions
+from grounding_core.search.summaries import DiscoveryEngineSearchSummaryArgs, SummaryOptions
 from llamaindex_grounding import (
     DiscoveryEngineAnswerQueryEngine,
     DiscoveryEngineChatEngine,

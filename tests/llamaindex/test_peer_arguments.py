@@ -6,17 +6,22 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from google.oauth2 import service_account
+from google.cloud import discoveryengine_v1 as de
 from llama_index.core.retrievers import BaseRetriever
 
-from grounding_core import ChunkSearchSpec, InputError
-from grounding_core.search import search_request
+from grounding_core import (
+    DISCOVERYENGINE_EMULATOR_HOST,
+    ChunkSearchSpec,
+    ConfigurationError,
+    InputError,
+)
+from grounding_core.search.discovery_engine import search_request
 from llamaindex_grounding import (
     DiscoveryEngineAnswerQueryEngine,
     DiscoveryEngineRetriever,
     GroundingEvaluator,
 )
-from tests.core.test_peer_arguments import EMAIL, SPELL, service_account_file
+from tests.core.peer_inputs import SPELL, service_account_file
 
 PROJECT = "test-project"
 QUERY = "lighthouse keeper"
@@ -89,14 +94,23 @@ def test_structured_data_and_the_user_agent(emulator):
     assert "group: sequence" in node.node.text
 
 
-def test_credentials_path(emulator, tmp_path):
+def test_credentials_path(emulator, tmp_path, monkeypatch):
     path = service_account_file(tmp_path / "key.json")
     built, message = retriever(emulator, credentials_path=str(path), similarity_top_k=2)
     assert "defaults" not in message  # not the retriever peer's name: no search defaults
-    credentials = built.search.connection.clients._credentials
-    assert isinstance(credentials, service_account.Credentials)
-    assert credentials.service_account_email == EMAIL
+    assert "`credentials=<Credentials>` here (loaded with google.oauth2" in message
     assert len(built.retrieve(QUERY)) == 2
+    # On Google Cloud the key file's account is the client's: no default credentials needed.
+    monkeypatch.delenv(DISCOVERYENGINE_EMULATOR_HOST, raising=False)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "none.json"))
+    arguments = {"project_id": PROJECT, "data_store_id": "d"}
+    with pytest.warns(DeprecationWarning, match="`credentials_path="):
+        keyed = DiscoveryEngineRetriever(credentials_path=str(path), **arguments)
+    client = keyed.search.connection.client(de.SearchServiceClient)
+    assert isinstance(client, de.SearchServiceClient)
+    unkeyed = DiscoveryEngineRetriever(**arguments).search.connection
+    with pytest.raises(ConfigurationError, match="no Google Cloud credentials"):
+        unkeyed.client(de.SearchServiceClient)
 
 
 def test_errors():
@@ -104,11 +118,54 @@ def test_errors():
         DiscoveryEngineRetriever(
             project_id=PROJECT, data_store_id="d", max_documents=3, similarity_top_k=2
         )
-    with pytest.raises(InputError, match=r"engine_data_type must be one of 0 .*, got 7"):
+    with pytest.raises(InputError, match=r"engine_data_type must be one of 0 .*, got 7") as info:
         DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", engine_data_type=7)
+    assert (info.value.field, info.value.limit) == ("engine_data_type", [0, 1, 2])
     # The LlamaIndex peer's constructor does not take it: still an unknown argument here.
     with pytest.raises(TypeError, match="unknown argument 'get_extractive_answers'"):
         DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", get_extractive_answers=True)
+
+
+@pytest.fixture
+def peer_environment(monkeypatch):
+    """The peer's variables set, ours unset."""
+    for name in ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "GROUNDING_DATA_STORE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PROJECT_ID", PROJECT)
+    monkeypatch.setenv("DATA_STORE_ID", "test-docs")
+    return monkeypatch
+
+
+def test_the_peers_variables_are_read_where_ours_are_unset(emulator, peer_environment):
+    with pytest.warns(DeprecationWarning, match=r"read \$(PROJECT|DATA_STORE)_ID") as record:
+        built = DiscoveryEngineRetriever(emulator_host=emulator.address, similarity_top_k=2)
+    assert [str(w.message).partition(",")[0] for w in record] == [
+        "DiscoveryEngineRetriever read $PROJECT_ID",
+        "DiscoveryEngineRetriever read $DATA_STORE_ID",
+    ]
+    assert [w.filename for w in record] == [__file__] * 2
+    assert built.target.serving_config_path.startswith(
+        f"projects/{PROJECT}/locations/global/collections/default_collection/dataStores/test-docs/"
+    )
+    assert len(built.retrieve(QUERY)) == 2
+    with pytest.warns(DeprecationWarning, match=r"^GroundingEvaluator read \$PROJECT_ID"):
+        evaluator = GroundingEvaluator(emulator_host=emulator.address)
+    assert f"'projects/{PROJECT}/locations/global/groundingConfigs/" in repr(evaluator)
+
+
+def test_our_variables_and_arguments_win_over_the_peers(emulator, peer_environment):
+    peer_environment.setenv("GOOGLE_CLOUD_PROJECT", "ours")
+    peer_environment.setenv("GROUNDING_DATA_STORE", "our-store")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        from_ours = DiscoveryEngineRetriever(emulator_host=emulator.address)
+        given = DiscoveryEngineAnswerQueryEngine(
+            project_id="p", engine_id="e", emulator_host=emulator.address
+        )
+    assert from_ours.target.serving_config_path.startswith(
+        "projects/ours/locations/global/collections/default_collection/dataStores/our-store/"
+    )
+    assert (given.target.project, given.target.data_store, given.target.engine) == ("p", None, "e")
 
 
 def test_every_discovery_engine_component_takes_the_connection_names(emulator, tmp_path):
@@ -123,9 +180,10 @@ def test_every_discovery_engine_component_takes_the_connection_names(emulator, t
             emulator_host=emulator.address,
         )
     assert record[0].filename == __file__
-    connection = evaluator._checker.connection
-    assert connection.location == "eu"
-    assert connection.clients._credentials.service_account_email == EMAIL
+    assert "`credentials=<Credentials>` here" in str(record[0].message)
+    assert "/locations/eu/groundingConfigs/" in repr(evaluator)
+    fact = "Paris is the capital of France."
+    assert evaluator.evaluate(response=fact, contexts=[fact]).passing
     with pytest.warns(DeprecationWarning, match="`location_id='us'` is `location='us'` here"):
         engine = DiscoveryEngineAnswerQueryEngine(
             project_id=PROJECT,

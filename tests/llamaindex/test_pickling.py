@@ -43,11 +43,10 @@ from tests.core.copies import (
     WHOLE_COPIES,
     LockedCredentials,
     Row,
-    assert_independent,
-    assert_nothing_built,
     check_a_shallow_copy,
     check_a_whole_copy,
     close_all,
+    connections_in,
     settings_of,
 )
 
@@ -299,8 +298,8 @@ def test_a_chat_engine_copy_continues_the_conversation(emulator):
     assert responded(copied.chat("And in a generator?")) == responded(
         engine.chat("And in a generator?")
     )
-    copied._answering.connection.close()
-    engine._answering.connection.close()
+    copied.answering.connection.close()
+    engine.answering.connection.close()
 
 
 def test_credentials_that_cannot_be_pickled_are_named(emulator):
@@ -311,7 +310,7 @@ def test_credentials_that_cannot_be_pickled_are_named(emulator):
         WHOLE_COPIES["pickle"](evaluator)
 
 
-async def test_a_deep_copy_of_an_agent_workflow_works_and_builds_its_own_clients(emulator):
+async def test_a_deep_copy_of_an_agent_workflow_works_and_has_its_own_connections(emulator):
     def build() -> GroundedAgentWorkflow:
         tool = DiscoveryEngineSearchTool(retriever(emulator))
         llm = MockFunctionCallingLLM(response_generator=_searching_llm)
@@ -328,10 +327,11 @@ async def test_a_deep_copy_of_an_agent_workflow_works_and_builds_its_own_clients
     expected = await grounding(original)
     copied = copy.deepcopy(original)
     try:
-        assert settings_of(copied._checker) == settings_of(original._checker)
-        assert_nothing_built(copied._checker)
+        assert settings_of(copied) == settings_of(original)
+        held = {id(connection) for connection in connections_in(original)}
+        assert len(connections_in(copied)) == len(held) == 2  # the check's and the tool's
+        assert not {id(connection) for connection in connections_in(copied)} & held
         assert await grounding(copied) == expected
-        assert_independent(original._checker, copied._checker)
         assert expected[1]["passed"] is True
     finally:
-        await close_all(original._checker, copied._checker)
+        await close_all(original, copied)

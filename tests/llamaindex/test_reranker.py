@@ -2,6 +2,7 @@
 our retriever, sync and async, against the emulator."""
 
 import pytest
+from google.cloud import discoveryengine_v1 as de
 from llama_index.core.llms import MockLLM
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.query_engine import RetrieverQueryEngine
@@ -17,6 +18,11 @@ WITH = "https://docs.python.org/3.11/reference/compound_stmts.html#with"
 
 def reranker(emulator, **kwargs):
     return DiscoveryEngineReranker(project_id=PROJECT, emulator_host=emulator.address, **kwargs)
+
+
+def test_class():
+    assert BaseNodePostprocessor in DiscoveryEngineReranker.__mro__
+    assert DiscoveryEngineReranker.class_name() == "DiscoveryEngineReranker"
 
 
 async def test_in_a_query_engine(emulator):
@@ -55,7 +61,7 @@ async def test_async_runs_on_the_async_client(emulator, monkeypatch):
     def no_sync(*args, **kwargs):
         raise AssertionError("the sync client was used by apostprocess_nodes")
 
-    monkeypatch.setattr("grounding_core.ranking.rank", no_sync)
+    monkeypatch.setattr(de.RankServiceClient, "rank", no_sync)
     ranked = await reranker(emulator).apostprocess_nodes(nodes, query_str="open a file")
     assert [n.node.node_id for n in ranked] == ["f", "b"]
     assert ranked[1].node.metadata == {"title": "Birds"}
@@ -67,8 +73,9 @@ def test_bad_settings_and_inputs(emulator):
     with pytest.raises(TypeError, match="top_k"):
         reranker(emulator, top_k=3)
     node = NodeWithScore(node=TextNode(text="x"))
-    with pytest.raises(InputError, match="needs the query"):
+    with pytest.raises(InputError, match="needs the query") as info:
         reranker(emulator).postprocess_nodes([node])
+    assert info.value.field == "query_bundle"
     assert reranker(emulator).postprocess_nodes([], query_str="q") == []
 
 

@@ -4,13 +4,13 @@ import json
 
 import llama_index.core.instrumentation as instrument
 import pytest
+from google.cloud import discoveryengine_v1 as de
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore, ObjectType
 from pydantic import Field
 
 from grounding_core import (
-    CHUNK_PROSE_KEYS,
     ConfigurationError,
     DataStoreSpec,
     InputError,
@@ -18,6 +18,7 @@ from grounding_core import (
     RetryPolicy,
     SourceChunk,
 )
+from grounding_core.metadata import CHUNK_PROSE_KEYS
 from llamaindex_grounding import (
     DeveloperKnowledgeRetriever,
     DiscoveryEngineRetriever,
@@ -135,8 +136,9 @@ def test_similarity_top_k_can_change_between_queries(retriever):
     retriever.similarity_top_k = 7
     assert len(retriever.retrieve("lighthouse")) == 7
     assert retriever.spec.k == 7
-    with pytest.raises(InputError, match="similarity_top_k must be >= 1, got 0"):
+    with pytest.raises(InputError, match="similarity_top_k must be >= 1") as info:
         retriever.similarity_top_k = 0
+    assert info.value.field == "similarity_top_k"
     assert retriever.similarity_top_k == 7
 
 
@@ -203,7 +205,8 @@ async def test_async_retrieve_uses_the_async_client(retriever, monkeypatch):
     def no_sync_search(*args, **kwargs):
         raise AssertionError("the sync client was used by aretrieve")
 
-    monkeypatch.setattr(retriever.search.connection.clients, "search", no_sync_search)
+    sync_client = retriever.search.connection.client(de.SearchServiceClient)
+    monkeypatch.setattr(sync_client, "search", no_sync_search)
     nodes = await retriever.aretrieve("lighthouse keeper number 241")
     assert nodes[0].node.metadata["document_id"] == "page-24"
 
@@ -217,8 +220,9 @@ def test_unknown_data_store_is_a_clear_error(emulator):
 
 
 def test_empty_query_is_refused(retriever):
-    with pytest.raises(InputError, match="query is empty"):
+    with pytest.raises(InputError, match="query is empty") as info:
         retriever.retrieve("  ")
+    assert info.value.field == "query"
 
 
 @pytest.mark.parametrize(
@@ -312,16 +316,18 @@ async def test_developer_knowledge_async_and_filter(emulator):
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("kwargs", "error", "field", "limit"),
     [
-        ({"similarity_top_k": 0}, "similarity_top_k must be >= 1"),
-        ({"filter": "x" * 501}, "at most 500"),
-        ({"timeout": -1}, "timeout must be > 0"),
+        ({"similarity_top_k": 0}, InputError, "similarity_top_k", None),
+        ({"filter": "x" * 501}, InputError, "filter", 500),
+        ({"timeout": -1}, ConfigurationError, None, None),
     ],
 )
-def test_developer_knowledge_bad_configuration(emulator, kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_developer_knowledge_bad_configuration(emulator, kwargs, error, field, limit):
+    with pytest.raises(error, match=next(iter(kwargs))) as info:
         DeveloperKnowledgeRetriever(emulator_host=emulator.address, **kwargs)
+    if error is InputError:
+        assert (info.value.field, info.value.limit) == (field, limit)
 
 
 class _SearchResponses(BaseEventHandler):
@@ -443,13 +449,14 @@ def test_every_search_option_reaches_the_spec(emulator):
     }
     assert spec.data_store_specs == tuple(stores)
     assert spec.facet_specs == ({"facet_key": {"key": "lang"}},)
-    with pytest.raises(InputError, match="need search_mode='documents'"):
+    with pytest.raises(InputError, match="need search_mode='documents'") as info:
         DiscoveryEngineRetriever(
             project_id=PROJECT,
             data_store_id="test-docs",
             emulator_host=emulator.address,
             return_extractive_segment_score=True,
         )
+    assert info.value.field == "return_extractive_segment_score"
 
 
 def test_a_negative_relevance_score_is_the_node_score():

@@ -89,7 +89,7 @@ def test_skipped_summary(emulator):
 
 
 def test_errors(emulator):
-    with pytest.raises(InputError, match="between 1 and 10 in documents mode"):
+    with pytest.raises(InputError, match="between 1 and 10 in documents mode") as info:
         DiscoveryEngineSearchSummaryQueryEngine(
             project_id=PROJECT,
             data_store_id="test-docs",
@@ -97,6 +97,7 @@ def test_errors(emulator):
             search={"search_mode": "documents"},
             result_count=20,
         )
+    assert (info.value.field, info.value.limit) == ("result_count", 10)
     engine = DiscoveryEngineSearchSummaryQueryEngine(
         project_id=PROJECT, engine_id="nope", emulator_host=emulator.address
     )

@@ -196,8 +196,9 @@ async def test_answer_query_engine_streams(emulator):
     refused = DiscoveryEngineAnswerQueryEngine(
         streaming=True, include_grounding_supports=True, **arguments
     )
-    with pytest.raises(InputError, match="include_grounding_supports is not available"):
+    with pytest.raises(InputError, match="not available for streamed answers") as info:
         refused.query("What does yield do?")
+    assert info.value.field == "include_grounding_supports"
 
 
 async def test_engines_without_a_streaming_method_stream_their_whole_answer(emulator):

@@ -1,0 +1,295 @@
+"""A checked answer (or a grounded answer) as annotated text: what every renderer draws.
+
+``annotate_grounding`` and ``annotate_answer`` turn a ``GroundingResult`` or a
+``GroundedAnswer`` into an ``AnnotatedText``: the answer, its segments (claims or cited
+segments), each with a support level and the numbered sources it cites, and the numbered
+sources themselves. The Markdown, terminal and HTML renderers draw the same
+``AnnotatedText``, so their ``[n]`` numbers agree.
+
+Support levels of a claim (``support_level``):
+
+- ``supported``: the check cited at least one source;
+- ``weak``: cited, but its claim-level score is below ``weak_below`` (default 0.8). The service
+  cites a source once a claim's score reaches the citation threshold (0.6 by default), so a
+  weak claim sits in the lowest band of the supported range: partly entailed, a paraphrase that
+  adds or drops something, or supported only by combining sources. Only claims that have a
+  score can be weak: ask for claim-level scores (``enable_claim_level_score=True``);
+- ``unsupported``: checked, and no source supports it;
+- ``not_checked``: the service did not check it (greetings, connectives, questions).
+
+>>> from grounding_core import CitedChunk, Claim, GroundingResult
+>>> fact = CitedChunk("Paris is the capital of France.", source_index=0, fact_index=0)
+>>> result = GroundingResult(
+...     "Paris is the capital. It has 90 million people.",
+...     0.5,
+...     (Claim("Paris is the capital.", 0, 21, citations=(fact,), citation_indices=(0,),
+...            score=0.7),
+...      Claim("It has 90 million people.", 22, 47, score=0.1)),
+... )
+>>> text = annotate_grounding(result)
+>>> [(s.level, s.numbers) for s in text.segments]
+[('weak', (1,)), ('unsupported', ())]
+>>> [(piece, segment is not None) for piece, segment in text.pieces()]
+[('Paris is the capital.', True), (' ', False), ('It has 90 million people.', True)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from grounding_core._records import Claim, GroundedAnswer, GroundingResult, GroundingSource
+
+
+SupportLevel = Literal["supported", "weak", "unsupported", "not_checked"]
+SUPPORT_LEVELS: tuple[SupportLevel, ...] = ("supported", "weak", "unsupported", "not_checked")
+
+DEFAULT_WEAK_BELOW = 0.8
+
+
+def support_level(claim: Claim, weak_below: float = DEFAULT_WEAK_BELOW) -> SupportLevel:
+    """``supported``, ``weak``, ``unsupported`` or ``not_checked`` (see the module docstring).
+
+    >>> from grounding_core import Claim
+    >>> support_level(Claim("x", citation_indices=(0,), score=0.65))
+    'weak'
+    >>> support_level(Claim("x", citation_indices=(0,)))  # no claim-level score
+    'supported'
+    """
+    status = claim.status
+    if status == "supported" and claim.score is not None and claim.score < weak_below:
+        return "weak"
+    return status
+
+
+@dataclass(frozen=True, slots=True)
+class NumberedSource:
+    """A cited source, numbered in order of first citation (``[1]`` is cited first).
+
+    ``source_index`` is its position in the sources given to the check (``None`` for an
+    answer's reference or a cited chunk that names no source); ``text`` its full text.
+    """
+
+    number: int
+    title: str
+    uri: str
+    text: str
+    source_index: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The title, else the URI, else ``Source n``."""
+        return self.title or self.uri or f"Source {self.number}"
+
+
+@dataclass(frozen=True, slots=True)
+class CitedPassage:
+    """The text a segment cites, from source ``number``."""
+
+    number: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A claim (or a cited segment of an answer) with its support level and citations.
+
+    ``start``/``end`` are string indices into the answer; ``located`` is false when the
+    service sent no usable span (none, out of range, or overlapping an earlier segment), in
+    which case renderers list the segment but cannot mark it in the text.
+    """
+
+    index: int
+    text: str
+    start: int | None
+    end: int | None
+    level: SupportLevel
+    score: float | None
+    passages: tuple[CitedPassage, ...] = ()
+    located: bool = False
+
+    @property
+    def numbers(self) -> tuple[int, ...]:
+        """The numbers of the sources it cites, in order, each once."""
+        return tuple(dict.fromkeys(p.number for p in self.passages))
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotatedText:
+    """An answer, its segments and the numbered sources they cite (see the module docstring).
+
+    ``score`` is the support score of a check (or the grounding score of an answer);
+    ``source_count`` how many sources were given (cited or not).
+    """
+
+    text: str
+    segments: tuple[Segment, ...]
+    sources: tuple[NumberedSource, ...]
+    score: float | None
+    source_count: int = 0
+
+    def counts(self) -> dict[SupportLevel, int]:
+        """How many segments have each support level (every level present, in order)."""
+        counts: dict[SupportLevel, int] = dict.fromkeys(SUPPORT_LEVELS, 0)
+        for segment in self.segments:
+            counts[segment.level] += 1
+        return counts
+
+    def pieces(self) -> Iterator[tuple[str, Segment | None]]:
+        """The text cut into runs: each located segment, and the plain text between them."""
+        cursor = 0
+        for segment in sorted((s for s in self.segments if s.located), key=lambda s: s.start or 0):
+            start, end = segment.start or 0, segment.end or 0
+            if start > cursor:
+                yield self.text[cursor:start], None
+            yield self.text[start:end], segment
+            cursor = end
+        if cursor < len(self.text):
+            yield self.text[cursor:], None
+
+    def source(self, number: int) -> NumberedSource:
+        """The source numbered ``number``."""
+        return self.sources[number - 1]
+
+
+class _Numbering:
+    """Numbers sources in order of first citation."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[object, int] = {}
+        self.sources: list[NumberedSource] = []
+
+    def number(self, key: object, title: str, uri: str, text: str, source_index: int | None) -> int:
+        """The number of the source ``key``, given one the first time it is cited."""
+        number = self._numbers.get(key)
+        if number is None:
+            number = self._numbers[key] = len(self._numbers) + 1
+            self.sources.append(NumberedSource(number, title, uri, text, source_index))
+        return number
+
+
+def _title_and_uri(metadata: Mapping[str, Any]) -> tuple[str, str]:
+    uri = metadata.get("source") or metadata.get("uri") or ""
+    return str(metadata.get("title") or ""), str(uri)
+
+
+def _locate(segments: list[Segment], length: int) -> tuple[Segment, ...]:
+    """``segments`` with ``located`` set where the span is usable and overlaps no other."""
+    taken: list[tuple[int, int]] = []
+    located: list[Segment] = []
+    for segment in segments:
+        start, end = segment.start, segment.end
+        ok = start is not None and end is not None and 0 <= start < end <= length
+        if ok and start is not None and end is not None:
+            ok = all(end <= s or start >= e for s, e in taken)
+            if ok:
+                taken.append((start, end))
+        located.append(
+            Segment(
+                segment.index,
+                segment.text,
+                segment.start,
+                segment.end,
+                segment.level,
+                segment.score,
+                segment.passages,
+                ok,
+            )
+        )
+    return tuple(located)
+
+
+def annotate_grounding(
+    result: GroundingResult,
+    sources: Sequence[GroundingSource] = (),
+    *,
+    weak_below: float = DEFAULT_WEAK_BELOW,
+) -> AnnotatedText:
+    """The claims of a grounding check, their support levels and their numbered sources.
+
+    ``sources`` are the sources given to the check: their ``title`` and ``source``/``uri``
+    metadata name the numbered sources; without them the cited chunks' own title and URI are
+    used.
+    """
+    numbering = _Numbering()
+    segments: list[Segment] = []
+    for index, claim in enumerate(result.claims):
+        passages: list[CitedPassage] = []
+        for chunk in claim.citations:
+            source_index = chunk.source_index
+            if source_index is not None and 0 <= source_index < len(sources):
+                source = sources[source_index]
+                title, uri = _title_and_uri(source.metadata)
+                number = numbering.number(source_index, title, uri, source.text, source_index)
+            else:
+                key = source_index if source_index is not None else ("text", chunk.text)
+                number = numbering.number(key, chunk.title, chunk.uri, chunk.text, source_index)
+            passages.append(CitedPassage(number, chunk.text))
+        segments.append(
+            Segment(
+                index,
+                claim.text,
+                claim.start,
+                claim.end,
+                support_level(claim, weak_below),
+                claim.score,
+                tuple(passages),
+            )
+        )
+    return AnnotatedText(
+        result.answer,
+        _locate(segments, len(result.answer)),
+        tuple(numbering.sources),
+        result.support_score,
+        len(sources),
+    )
+
+
+def annotate_answer(answer: GroundedAnswer) -> AnnotatedText:
+    """The cited segments of an ``answerQuery`` answer and its numbered references.
+
+    A segment with references is ``supported``; its passages are the references' content.
+    """
+    numbering = _Numbering()
+    segments: list[Segment] = []
+    for index, citation in enumerate(answer.citations):
+        passages = tuple(
+            CitedPassage(
+                numbering.number(r.name or r.uri or r.content, r.title, r.uri, r.content, None),
+                r.content,
+            )
+            for r in citation.references
+        )
+        level: SupportLevel = "supported" if passages else "not_checked"
+        segments.append(
+            Segment(index, citation.text, citation.start, citation.end, level, None, passages)
+        )
+    return AnnotatedText(
+        answer.answer_text,
+        _locate(segments, len(answer.answer_text)),
+        tuple(numbering.sources),
+        answer.grounding_score,
+        len(answer.references),
+    )
+
+
+Verdict = tuple[bool, str]
+"""Whether an answer passes, and the verdict in words as the views print it."""
+
+
+def shown_verdict(result: GroundingResult, min_support_score: float | None) -> Verdict | None:
+    """The verdict a view shows next to the score: none without a minimum or a score."""
+    if min_support_score is None or result.support_score is None:
+        return None
+    return result.verdict(min_support_score)
+
+
+def format_score(score: float | None) -> str:
+    """A score as people read it: two decimals (records keep the full value), ``n/a`` if none.
+
+    >>> format_score(0.6666666865348816), format_score(None)
+    ('0.67', 'n/a')
+    """
+    return "n/a" if score is None else f"{score:.2f}"

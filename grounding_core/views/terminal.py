@@ -1,0 +1,172 @@
+"""A grounding check (or a grounded answer) for the terminal, with ``rich``.
+
+The answer is shown with each claim coloured by support level (green: supported, yellow and
+``[weak]``: weak, red and ``[unsupported]``: unsupported, dim: not checked), ``[n]`` markers
+after cited claims, a support-score summary on top, then the unsupported claims and the
+numbered sources. The textual marks keep the view readable without colours (``NO_COLOR``, a
+pipe). Text from the answer and the sources is never read as rich markup, and it reaches the
+terminal through ``untrusted.printable``: an escape sequence (``\\x1b]0;title\\x07``,
+``\\x1b[2J``), a C1 control, a bare carriage return or a bidi override in an answer or a title
+is shown (``␛]0;title␇``), never obeyed. Titles and URIs are one line each.
+
+>>> from rich.console import Console
+>>> from grounding_core import CitedChunk, Claim, GroundingResult, GroundingSource
+>>> fact = CitedChunk("Paris is the capital of France.", source_index=0, fact_index=0)
+>>> result = GroundingResult(
+...     "Paris is the capital. It has [90] million people.",
+...     0.5,
+...     (Claim("Paris is the capital.", 0, 21, citation_indices=(0,), citations=(fact,)),
+...      Claim("It has [90] million people.", 22, 49)),
+... )
+>>> sources = [GroundingSource("...", {"title": "Paris", "source": "https://example.org/p"})]
+>>> console = Console(width=80, color_system=None)
+>>> console.print(grounding_rich(result, sources, min_support_score=0.6))
+Support score 0.50 · below the minimum 0.60
+1 supported · 0 weak · 1 unsupported · 0 not checked
+<BLANKLINE>
+Paris is the capital.[1] It has [90] million people. [unsupported]
+<BLANKLINE>
+Unsupported claims
+  ✘ It has [90] million people.
+<BLANKLINE>
+Sources
+  [1] Paris  https://example.org/p
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from .annotate import (
+    DEFAULT_WEAK_BELOW,
+    AnnotatedText,
+    SupportLevel,
+    Verdict,
+    annotate_answer,
+    annotate_grounding,
+    format_score,
+    shown_verdict,
+)
+from .untrusted import one_line, printable
+
+if TYPE_CHECKING:
+    from grounding_core._records import GroundedAnswer, GroundingResult, GroundingSource
+
+LEVEL_STYLES: dict[SupportLevel, str] = {
+    "supported": "green",
+    "weak": "yellow",
+    "unsupported": "bold white on red",
+    "not_checked": "dim",
+}
+_MARKS: dict[SupportLevel, str] = {"weak": " [weak]", "unsupported": " [unsupported]"}
+_LABELS: dict[SupportLevel, str] = {
+    "supported": "supported",
+    "weak": "weak",
+    "unsupported": "unsupported",
+    "not_checked": "not checked",
+}
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _summary(
+    text: AnnotatedText, score_label: str, verdict: Verdict | None, *, answer: bool
+) -> Text:
+    line = Text()
+    line.append(f"{score_label} ", style="bold")
+    line.append(format_score(text.score), style="bold")
+    if verdict is not None:
+        passed, words = verdict
+        line.append(f" · {words}", style="green" if passed else "bold red")
+    line.append("\n")
+    if answer:
+        line.append(
+            f"{_plural(len(text.segments), 'cited segment')} · "
+            f"{_plural(text.source_count, 'reference')}",
+            style="dim",
+        )
+        return line
+    for number, (level, count) in enumerate(text.counts().items()):
+        if number:
+            line.append(" · ")
+        line.append(f"{count} {_LABELS[level]}", style=LEVEL_STYLES[level] if count else "dim")
+    return line
+
+
+def _body(text: AnnotatedText) -> Text:
+    body = Text()
+    for piece, segment in text.pieces():
+        if segment is None:
+            body.append(printable(piece))
+            continue
+        body.append(printable(piece), style=LEVEL_STYLES[segment.level])
+        body.append("".join(f"[{n}]" for n in segment.numbers), style="cyan")
+        mark = _MARKS.get(segment.level)
+        if mark:
+            body.append(mark, style="bold red" if segment.level == "unsupported" else "yellow")
+    return body
+
+
+def _sources(text: AnnotatedText) -> Text:
+    lines = Text("Sources", style="bold")
+    for source in text.sources:
+        lines.append(f"\n  [{source.number}] ", style="cyan")
+        lines.append(one_line(source.label))
+        if source.uri and source.uri != source.label:
+            lines.append(f"  {one_line(source.uri)}", style="dim")
+    return lines
+
+
+def annotated_rich(
+    text: AnnotatedText,
+    *,
+    score_label: str = "Support score",
+    verdict: Verdict | None = None,
+    answer: bool = False,
+) -> RenderableType:
+    """The terminal view of an ``AnnotatedText`` (see the module docstring); ``verdict`` (from
+    ``pass_mark.verdict``) follows the score."""
+    parts: list[RenderableType] = [
+        _summary(text, score_label, verdict, answer=answer),
+        Text(),
+        _body(text),
+    ]
+    unsupported = [s for s in text.segments if s.level == "unsupported"]
+    if unsupported:
+        lines = Text("Unsupported claims", style="bold red")
+        for segment in unsupported:
+            lines.append("\n  ✘ ", style="red")
+            lines.append(one_line(segment.text))
+        parts += [Text(), lines]
+    if text.sources:
+        parts += [Text(), _sources(text)]
+    return Group(*parts)
+
+
+def grounding_rich(
+    result: GroundingResult,
+    sources: Sequence[GroundingSource] = (),
+    *,
+    weak_below: float = DEFAULT_WEAK_BELOW,
+    min_support_score: float | None = None,
+) -> RenderableType:
+    """A grounding check as a ``rich`` renderable: ``Console().print(grounding_rich(...))``.
+
+    ``sources`` name the cited sources (``title``, ``source``/``uri`` metadata);
+    ``min_support_score`` adds the passed/failed verdict of the pass mark (``pass_mark``).
+    """
+    text = annotate_grounding(result, sources, weak_below=weak_below)
+    return annotated_rich(text, verdict=shown_verdict(result, min_support_score))
+
+
+def answer_rich(answer: GroundedAnswer) -> RenderableType:
+    """An ``answerQuery`` answer as a ``rich`` renderable: cited segments and references."""
+    if answer.skipped:
+        return Text(f"No answer ({one_line(', '.join(answer.skipped_reasons))})", style="yellow")
+    return annotated_rich(annotate_answer(answer), score_label="Grounding score", answer=True)
