@@ -24,7 +24,7 @@ from grounding_core import (
     grounding_config_path,
     search_chunks,
 )
-from grounding_emulator import EmulatorServer
+from grounding_emulator import BUILTIN_DATA_STORE, BUILTIN_ENGINE, EmulatorServer
 
 PROJECT = "load-project"
 QUESTIONS = [
@@ -71,8 +71,8 @@ def resident_mb() -> float:
 
 
 def _calls(clients: DiscoveryEngineClients) -> list[Callable[[str], object]]:
-    store = DiscoveryEngineTarget(project=PROJECT, data_store="python-docs")
-    engine = DiscoveryEngineTarget(project=PROJECT, engine="python-docs-app")
+    store = DiscoveryEngineTarget(project=PROJECT, data_store=BUILTIN_DATA_STORE)
+    engine = DiscoveryEngineTarget(project=PROJECT, engine=BUILTIN_ENGINE)
     config = grounding_config_path(PROJECT)
     return [
         lambda q: search_chunks(clients, store, q, ChunkSearchSpec(k=10)),
