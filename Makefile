@@ -21,8 +21,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/python -m examples.demo
 
+# The whole suite, on one pytest-xdist worker per core (PYTEST_XDIST_AUTO_NUM_WORKERS=N for N);
+# loadgroup keeps each xdist_group on one worker: a docs page's blocks, the browser tests.
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -34,10 +34,11 @@ from benchmarks.common import Row
 from benchmarks.emulator_process import EmulatorProcess
 from benchmarks.timing import interleaved, median_ms
 from grounding_core import extractive_answer
+from grounding_emulator import BUILTIN_DATA_STORE
 
 NAME = "agents"
 PROJECT = "bench"
-DATA_STORE = "python-docs"
+DATA_STORE = BUILTIN_DATA_STORE
 QUESTION = "How does the with statement work?"
 
 

@@ -42,7 +42,7 @@ from google.cloud import discoveryengine_v1 as de
 from benchmarks.common import Row, percentile
 from grounding_core import DiscoveryEngineConnection
 from grounding_emulator import CorpusStore, DataStore, EmulatorServer
-from grounding_emulator.corpus.builtin import builtin_documents
+from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE, builtin_documents
 from grounding_emulator.corpus.chunking import (
     DEFAULT_MAX_CHARS,
     blocks_from_plain_text,
@@ -330,7 +330,7 @@ def _proto_plus_response(page: object, names: ChunkNames) -> de.SearchResponse:
 
 def _serializer_rows(repeat: int) -> list[Row]:
     store = CorpusStore()
-    snapshot = store.ingest("python-docs", builtin_documents(), fingerprint="bench")
+    snapshot = store.ingest(BUILTIN_DATA_STORE, builtin_documents(), fingerprint="bench")
     page = search(snapshot, SearchParams(query="statement expression", page_size=10))
     names = ChunkNames("projects/p/locations/global/collections/default_collection/dataStores/d")
     request = de.SearchRequest(serving_config=SERVING_CONFIG.format(store="d"), query="x" * 40)

@@ -35,12 +35,13 @@ from benchmarks.thin_retrievers import (
     raw_search_request,
 )
 from benchmarks.timing import median_ms, time_each
+from grounding_emulator import BUILTIN_DATA_STORE
 from langchain_grounding import DiscoveryEngineRetriever as LangChainRetriever
 from llamaindex_grounding import DiscoveryEngineRetriever as LlamaIndexRetriever
 
 NAME = "async_fanout"
 PROJECT = "bench"
-DATA_STORE = "python-docs"
+DATA_STORE = BUILTIN_DATA_STORE
 K = 4
 ROUNDS = 15
 RATIO_TARGET = "<= 1.2x"

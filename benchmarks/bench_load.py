@@ -21,7 +21,7 @@ from grounding_core import (
     DiscoveryEngineConnection,
     GroundingCheck,
 )
-from grounding_emulator import EmulatorServer
+from grounding_emulator import BUILTIN_DATA_STORE, BUILTIN_ENGINE, EmulatorServer
 
 PROJECT = "load-project"
 QUESTIONS = [
@@ -68,9 +68,9 @@ def resident_mb() -> float:
 
 
 def _calls(connection: DiscoveryEngineConnection) -> list[Callable[[str], object]]:
-    search = DiscoveryEngineChunkSearch(connection, data_store_id="python-docs", k=10)
+    search = DiscoveryEngineChunkSearch(connection, data_store_id=BUILTIN_DATA_STORE, k=10)
     check = GroundingCheck(connection)
-    answering = DiscoveryEngineAnswerQuery(connection, engine_id="python-docs-app")
+    answering = DiscoveryEngineAnswerQuery(connection, engine_id=BUILTIN_ENGINE)
     return [
         search.search,
         lambda q: check.check(ANSWER, FACTS, FACTS),

@@ -30,12 +30,13 @@ from benchmarks.thin_retrievers import (
 from benchmarks.timing import interleaved, median_ms
 from grounding_core import ChunkSearchSpec, DiscoveryEngineTarget
 from grounding_core.search.discovery_engine import search_request
+from grounding_emulator import BUILTIN_DATA_STORE
 from langchain_grounding import DiscoveryEngineRetriever as LangChainRetriever
 from llamaindex_grounding import DiscoveryEngineRetriever as LlamaIndexRetriever
 
 NAME = "overhead"
 PROJECT = "bench"
-DATA_STORE = "python-docs"
+DATA_STORE = BUILTIN_DATA_STORE
 # Matches well over 100 chunks of the built-in store, so that k = 100 returns 100.
 QUERY = "the statement"
 SIZES = (10, 100)

@@ -28,6 +28,7 @@ from google.cloud import discoveryengine_v1 as de
 from benchmarks.common import Row
 from benchmarks.emulator_process import EmulatorProcess
 from benchmarks.timing import median_ms
+from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
 from grounding_emulator.corpus.tokens import tokenize
 from grounding_emulator.grounding.claims import split_claims
 
@@ -36,8 +37,8 @@ SIZES = (10_000, 100_000)
 QUICK_SIZES = (2_000,)
 TARGET = "< 20x prose"
 SERVING_CONFIG = (
-    "projects/bench/locations/global/collections/default_collection/dataStores/python-docs"
-    "/servingConfigs/default_search"
+    "projects/bench/locations/global/collections/default_collection/dataStores/"
+    f"{BUILTIN_DATA_STORE}/servingConfigs/default_search"
 )
 GROUNDING_CONFIG = "projects/bench/locations/global/groundingConfigs/default_grounding_config"
 

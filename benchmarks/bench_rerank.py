@@ -43,7 +43,11 @@ from benchmarks.peers import LANGCHAIN_PEER, LLAMAINDEX_RERANK_PEER, PeerProcess
 from benchmarks.timing import interleaved, median_ms
 from grounding_core import DEFAULT_RANKING_CONFIG
 from grounding_emulator import CorpusStore, DataStore
-from grounding_emulator.corpus.builtin import builtin_documents, builtin_fingerprint
+from grounding_emulator.corpus.builtin import (
+    BUILTIN_DATA_STORE,
+    builtin_documents,
+    builtin_fingerprint,
+)
 from grounding_emulator.corpus.embeddings import Embedder, default_embedder
 from grounding_emulator.limits import DEFAULT_RANKING_MODEL
 from grounding_emulator.rank.scorer import score_records
@@ -91,7 +95,7 @@ def _quality_rows(quick: bool) -> list[Row]:
     stores: dict[str, DataStore] = {"BM25": _bm25()}
     if embedder is not None:
         stores["hybrid"] = CorpusStore(semantic=embedder).ingest(
-            "python-docs", builtin_documents(), fingerprint=builtin_fingerprint()
+            BUILTIN_DATA_STORE, builtin_documents(), fingerprint=builtin_fingerprint()
         )
     scorer = "lexical and embeddings" if embedder is not None else "lexical"
     splits = SPLITS[:1] if quick else ((None, "all"), *SPLITS)
@@ -118,7 +122,7 @@ def _quality_rows(quick: bool) -> list[Row]:
 @cache
 def _bm25() -> DataStore:
     return CorpusStore(semantic=False).ingest(
-        "python-docs", builtin_documents(), fingerprint=builtin_fingerprint()
+        BUILTIN_DATA_STORE, builtin_documents(), fingerprint=builtin_fingerprint()
     )
 
 

@@ -41,7 +41,11 @@ from benchmarks.bench_emulator_scale import (
 from benchmarks.common import Row, percentile
 from grounding_emulator import CorpusStore, DataStore, LexicalJudge
 from grounding_emulator.answer.engine import AnswerParams, generate_answer
-from grounding_emulator.corpus.builtin import builtin_documents, builtin_fingerprint
+from grounding_emulator.corpus.builtin import (
+    BUILTIN_DATA_STORE,
+    builtin_documents,
+    builtin_fingerprint,
+)
 from grounding_emulator.corpus.embedding_cache import CACHE_ENV, EmbeddingCache
 from grounding_emulator.corpus.embeddings import (
     CachingEmbedder,
@@ -63,7 +67,7 @@ _STARTUP = (
     "import time; started = time.perf_counter()\n"
     "from grounding_emulator import EmulatorServer\n"
     "with EmulatorServer() as server:\n"
-    "    assert server.store.get('python-docs').semantic is not None\n"
+    f"    assert server.store.get({BUILTIN_DATA_STORE!r}).semantic is not None\n"
     "    print(time.perf_counter() - started)\n"
 )
 
@@ -195,19 +199,21 @@ def _cost_rows(bm25_store: DataStore) -> list[Row]:
 
     sources = list(builtin_documents())
     started = time.perf_counter()
-    bm25 = DataStore.build("python-docs", sources)
+    bm25 = DataStore.build(BUILTIN_DATA_STORE, sources)
     bm25_seconds = time.perf_counter() - started
     case = f"built-in corpus ({len(bm25.chunks)} chunks)"
     with tempfile.TemporaryDirectory() as folder:
         cache = EmbeddingCache(Path(folder) / "cache", model.model_id, model.dimension)
         started = time.perf_counter()
-        cold = DataStore.build("python-docs", sources, embedder=CachingEmbedder(model, cache=cache))
+        cold = DataStore.build(
+            BUILTIN_DATA_STORE, sources, embedder=CachingEmbedder(model, cache=cache)
+        )
         cold_seconds = time.perf_counter() - started
         cache.flush()
         warm_cache = EmbeddingCache(Path(folder) / "cache", model.model_id, model.dimension)
         started = time.perf_counter()
         warm = DataStore.build(
-            "python-docs", sources, embedder=CachingEmbedder(model, cache=warm_cache)
+            BUILTIN_DATA_STORE, sources, embedder=CachingEmbedder(model, cache=warm_cache)
         )
         warm_seconds = time.perf_counter() - started
         assert cold.semantic is not None
@@ -271,12 +277,12 @@ def run(quick: bool = False) -> list[Row]:
     """Quality rows for BM25 and (when installed) the hybrid; cost rows for the hybrid."""
     embedder = default_embedder()
     bm25 = CorpusStore(semantic=False).ingest(
-        "python-docs", builtin_documents(), fingerprint=builtin_fingerprint()
+        BUILTIN_DATA_STORE, builtin_documents(), fingerprint=builtin_fingerprint()
     )
     hybrid = None
     if embedder is not None:
         hybrid = CorpusStore(semantic=embedder).ingest(
-            "python-docs", builtin_documents(), fingerprint=builtin_fingerprint()
+            BUILTIN_DATA_STORE, builtin_documents(), fingerprint=builtin_fingerprint()
         )
     rows = _quality_rows(bm25, hybrid)
     if embedder is None or hybrid is None:

@@ -34,10 +34,11 @@ import langchain_grounding as lc
 from benchmarks.common import Row
 from benchmarks.emulator_process import EmulatorProcess
 from benchmarks.timing import interleaved, median_ms
+from grounding_emulator import BUILTIN_DATA_STORE
 
 NAME = "streaming"
 PROJECT = "bench"
-DATA_STORE = "python-docs"
+DATA_STORE = BUILTIN_DATA_STORE
 QUESTION = "How does the with statement work?"
 MADE_UP = "The with statement was added to Python by the Moon Council in 1066."
 TOKEN_DELAY = 0.005

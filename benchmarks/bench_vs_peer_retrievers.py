@@ -27,12 +27,13 @@ from benchmarks.peer_driver import plain_object
 from benchmarks.peers import LANGCHAIN_PEER, LLAMAINDEX_PEER, PeerProcess
 from benchmarks.timing import median_ms, time_each
 from grounding_core import DiscoveryEngineChunkSearch, DiscoveryEngineConnection, SourceChunk
+from grounding_emulator import BUILTIN_DATA_STORE
 from langchain_grounding import DiscoveryEngineRetriever as LangChainRetriever
 from llamaindex_grounding import DiscoveryEngineRetriever as LlamaIndexRetriever
 
 NAME = "vs_peer_retrievers"
 PROJECT = "bench"
-DATA_STORE = "python-docs"
+DATA_STORE = BUILTIN_DATA_STORE
 SERVING_CONFIG = "default_search"
 K = 10
 ROUNDS = 12

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from grounding_core import DiscoveryEngineConnection, DiscoveryEngineTarget
-from grounding_emulator import EmulatorServer
+from grounding_emulator import BUILTIN_DATA_STORE, BUILTIN_ENGINE, EmulatorServer
 from langchain_grounding import DiscoveryEngineAnswer, DiscoveryEngineRetriever, GroundingChecker
 
 
@@ -33,8 +33,8 @@ class Settings:
 
     project: str
     location: str = "global"  # "us" or "eu" use the regional endpoint (picked for you)
-    data_store: str = "python-docs"
-    engine: str = "python-docs-app"
+    data_store: str = BUILTIN_DATA_STORE
+    engine: str = BUILTIN_ENGINE
     emulator_host: str | None = None  # None: Google Cloud (unless the env var names one)
 
 
@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> str:
         # data store "python-docs" and the engine "python-docs-app".
         offline = replace(
             cloud,
-            data_store="python-docs",
-            engine="python-docs-app",
+            data_store=BUILTIN_DATA_STORE,
+            engine=BUILTIN_ENGINE,
             emulator_host=emulator.address,
         )
         lines += ["Offline run (same code, emulator settings):", describe(offline), ""]

@@ -20,47 +20,15 @@ from it. Its parts:
   claim its verdict (``judge``: the ``Judge`` Protocol and its records; ``lexical``:
   ``LexicalJudge``, the default; ``scripted``: ``ScriptedJudge``, verdicts a test sets). Any
   callable of the Protocol can be given as ``EmulatorServer(judge=...)``;
-- ``limits``: Google's documented limits and defaults, once; ``errors``: the engines' errors.
+- ``limits``: Google's documented limits and defaults, once; ``errors``: the engines' errors;
+- ``commands``: ``grounding serve`` and ``grounding ingest``, which the ``grounding`` command
+  finds through the ``grounding.commands`` entry points.
 """
 
-from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE, BUILTIN_ENGINE
-from grounding_emulator.corpus.datastore import DataStore
-from grounding_emulator.corpus.store import CorpusStore
-from grounding_emulator.errors import (
-    CorpusError,
-    EmulatorError,
-    FailedPrecondition,
-    InvalidArgument,
-    JudgeError,
-    JudgeScriptError,
-    NotFound,
-)
-from grounding_emulator.grounding.judge import Claim, Fact, Judge, Verdict
-from grounding_emulator.grounding.lexical.judge import LexicalJudge
-from grounding_emulator.grounding.scripted import ScriptedJudge
-from grounding_emulator.wire.faults import Fault, FaultInjector
-from grounding_emulator.wire.server import DEFAULT_PORT, EmulatorServer
+import lazy_loader
 
-__all__ = [
-    "BUILTIN_DATA_STORE",
-    "BUILTIN_ENGINE",
-    "DEFAULT_PORT",
-    "Claim",
-    "CorpusError",
-    "CorpusStore",
-    "DataStore",
-    "EmulatorError",
-    "EmulatorServer",
-    "Fact",
-    "FailedPrecondition",
-    "Fault",
-    "FaultInjector",
-    "InvalidArgument",
-    "Judge",
-    "JudgeError",
-    "JudgeScriptError",
-    "LexicalJudge",
-    "NotFound",
-    "ScriptedJudge",
-    "Verdict",
-]
+# Each public name is imported at its first use (PEP 562), so that the ``grounding`` command
+# loads the emulator's commands (``commands.py``) without its engines and their extra; the
+# names, and the modules they come from, are in __init__.pyi.
+__getattr__, __dir__, _names = lazy_loader.attach_stub(__name__, __file__)
+__all__ = sorted(_names, key=lambda name: (not name.isupper(), name))

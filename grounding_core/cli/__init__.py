@@ -9,11 +9,11 @@
     grounding check "Paris is in France." --fact "Paris is the capital of France."
     grounding check --answer-file answer.txt --search "with statement" --html report.html
 
-``serve`` binds to 127.0.0.1 (another address needs ``--allow-remote``) and serves the built-in
-Python docs as ``python-docs`` (engine ``python-docs-app``) unless ``--no-builtin``. ``search``,
-``answer`` and ``check`` take the same connection flags as the Python settings
-(``--project``, ``--location``, ``--emulator-host``, ``--timeout``) and talk to the emulator
-named by ``--emulator-host`` or ``$DISCOVERYENGINE_EMULATOR_HOST``, else to Google Cloud.
+``serve`` and ``ingest`` are the emulator's (``grounding_emulator.commands``, found through the
+``grounding.commands`` entry points). ``search``, ``answer`` and ``check`` take the same
+connection flags as the Python settings (``--project``, ``--location``, ``--emulator-host``,
+``--timeout``) and talk to the emulator named by ``--emulator-host`` or
+``$DISCOVERYENGINE_EMULATOR_HOST``, else to Google Cloud.
 
 An error is one line on stderr (``-vv`` logs the details) and exit status 2; ``check`` exits
 with 1 when the answer fails the pass mark (an unsupported claim, unless ``--fail-under SCORE``
@@ -35,11 +35,10 @@ from rich.markup import escape
 from grounding_core.errors import GroundingError
 from grounding_core.untrusted import one_line
 
-from .emulator_commands import default_state_dir
 from .errors import UsageError
 from .parser import build_parser
 
-__all__ = ["build_parser", "default_state_dir", "main"]
+__all__ = ["build_parser", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +46,7 @@ EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
 # What a user can cause and fix: reported in one line. Anything else is a bug: a traceback.
-# (The emulator's own errors reach here as UsageError: see emulator_commands.)
+# (The sub-commands of the grounding.commands entry points raise ValueError for theirs.)
 _USER_ERRORS = (GroundingError, UsageError, GoogleAuthError, OSError, ValueError)
 
 

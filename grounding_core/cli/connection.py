@@ -31,16 +31,11 @@ from grounding_core.settings import (
 )
 
 __all__ = [
-    "BUILTIN_DATA_STORE",
     "developer_knowledge_connection",
     "discovery_engine_connection",
     "target",
     "target_label",
 ]
-
-BUILTIN_DATA_STORE = "python-docs"
-"""The emulator's built-in data store, the default target on the emulator (the core does not
-import the emulator: tests/distribution checks that this agrees with ``grounding_emulator``'s)."""
 
 
 def _emulator_host(args: argparse.Namespace, env_var: str) -> str | None:
@@ -95,19 +90,16 @@ def target(
     """The data store (``--data-store``) or engine (``--engine``) to search or ask.
 
     Neither given: the data store ``$GROUNDING_DATA_STORE`` names (``grounding serve`` prints
-    the line that sets it), else on the emulator its built-in ``python-docs``; on Google Cloud
-    one of them is required.
+    the line that sets it); one of the three is required, on the emulator too.
     """
-    data_store = args.data_store
-    if data_store is None and args.engine_id is None and default_data_store() is None:
-        if not connection.clients.uses_emulator:
-            raise ConfigurationError(
-                "give --data-store ID or --engine ID (the data store or app to use), or set "
-                f"{GROUNDING_DATA_STORE}=ID"
-            )
-        data_store = BUILTIN_DATA_STORE
+    if args.data_store is None and args.engine_id is None and default_data_store() is None:
+        raise ConfigurationError(
+            "no data store or engine named: give --data-store ID or --engine ID (the data store "
+            f"or app to use), or set ${GROUNDING_DATA_STORE} (`grounding serve` prints the line "
+            "that sets it)"
+        )
     return connection.target(
-        data_store_id=data_store,
+        data_store_id=args.data_store,
         engine_id=args.engine_id,
         collection=args.collection,
         serving_config_id=args.serving_config,
@@ -116,13 +108,10 @@ def target(
 
 def target_label(args: argparse.Namespace, searched: DiscoveryEngineTarget) -> str:
     """What was searched or asked, and why when no flag named it: ``data store kb
-    ($GROUNDING_DATA_STORE)``, ``data store python-docs (the emulator's built-in; name another
-    with --data-store ID)``."""
+    ($GROUNDING_DATA_STORE)``."""
     if searched.engine is not None:
         return f"engine {searched.engine}"
     label = f"data store {searched.data_store}"
     if args.data_store is not None:
         return label
-    if default_data_store() is not None:
-        return f"{label} (${GROUNDING_DATA_STORE})"
-    return f"{label} (the emulator's built-in; name another with --data-store ID)"
+    return f"{label} (${GROUNDING_DATA_STORE})"

@@ -1,5 +1,5 @@
-"""Files named by flags: read, or an error naming the flag (``--corpus ./nope: no such file or
-directory``) instead of a bare ``[Errno 2]``."""
+"""Files named by flags: read, or an error naming the flag (``--answer-file ./nope: no such file
+or directory``) instead of a bare ``[Errno 2]``."""
 
 from __future__ import annotations
 
@@ -7,20 +7,12 @@ from pathlib import Path
 
 from .errors import UsageError
 
-__all__ = ["existing_path", "read_text"]
+__all__ = ["read_text"]
 
 
 def _reason(exc: OSError) -> str:
     reason = exc.strerror or str(exc)
     return reason[:1].lower() + reason[1:]
-
-
-def existing_path(flag: str, value: str) -> Path:
-    """``value`` as a path; ``UsageError`` naming ``flag`` when nothing is there."""
-    path = Path(value).expanduser()
-    if not path.exists():
-        raise UsageError(f"{flag} {value}: no such file or directory")
-    return path
 
 
 def read_text(flag: str, value: str | Path) -> str:

@@ -1,6 +1,12 @@
 """The ``grounding`` argument parser: one sub-command per job, flags named as the Python
 settings are (``--project``, ``--location``, ``--data-store``, ``--engine``,
-``--emulator-host``, ``--timeout``...)."""
+``--emulator-host``, ``--timeout``...).
+
+Other packages add sub-commands through the ``grounding.commands`` entry points (the emulator's
+``serve`` and ``ingest``), listed first: each is a function that takes the sub-parsers and adds
+its package's, each with ``run(args, console) -> int`` as a default and raising ``ValueError``
+for what the user must change. Every sub-command's parser is a ``_CommandParser``.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,6 @@ from typing import Any
 
 from grounding_core.annotate import DEFAULT_WEAK_BELOW
 from grounding_core.connection import GROUNDING_DATA_STORE
-from grounding_core.ranking import MAX_RANK_RECORDS
 from grounding_core.settings import (
     DEFAULT_COLLECTION,
     DEFAULT_GROUNDING_CONFIG,
@@ -23,14 +28,14 @@ from grounding_core.settings import (
 from grounding_core.specs import DEFAULT_CITATION_THRESHOLD, DEFAULT_MAX_RETURN_RESULTS
 
 from .check_command import run_check
-from .connection import BUILTIN_DATA_STORE
-from .emulator_commands import default_state_dir, run_ingest, run_serve
 from .query_commands import DEVELOPER_KNOWLEDGE, run_answer, run_search
 
 __all__ = ["build_parser"]
 
 # How many chunks `grounding search` prints and `grounding check --search` checks against.
 CLI_K = 5
+# The entry points whose functions add sub-commands (the emulator's serve and ingest).
+COMMANDS_GROUP = "grounding.commands"
 
 DESCRIPTION = """\
 Google's grounding APIs from the command line, on the local emulator or on Google Cloud.
@@ -42,7 +47,9 @@ Google's grounding APIs from the command line, on the local emulator or on Googl
   echo "$ANSWER" | grounding check --search "with statement" --html report.html
 
 search, answer and check use the emulator named by --emulator-host or
-$DISCOVERYENGINE_EMULATOR_HOST, else Google Cloud (application default credentials).
+$DISCOVERYENGINE_EMULATOR_HOST, else Google Cloud (application default credentials), and the
+data store named by --data-store, --engine or $GROUNDING_DATA_STORE (grounding serve prints the
+export line that sets the variables).
 Exit status: 0 ok, 1 check failed the pass mark, 2 error, 130 interrupted.
 """
 
@@ -70,15 +77,13 @@ def _plain(text: str | None) -> str | None:
     return None if text is None else _REST_LITERAL.sub(r"\1", inspect.cleandoc(text))
 
 
-def _command(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-    name: str,
-    description: str | None,
-    **options: Any,
-) -> argparse.ArgumentParser:
-    return commands.add_parser(
-        name, description=_plain(description), formatter_class=_HelpFormatter, **options
-    )
+class _CommandParser(argparse.ArgumentParser):
+    """A sub-command's parser, the core's and those the entry points add alike: its
+    description is a docstring (shown plain), and every option shows its default."""
+
+    def __init__(self, *, description: str | None = None, **options: Any) -> None:
+        options.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(description=_plain(description), **options)
 
 
 def _version() -> str:
@@ -86,38 +91,6 @@ def _version() -> str:
         return metadata.version("grounding-kit")
     except metadata.PackageNotFoundError:
         return "unknown"
-
-
-def _engine_pair(value: str) -> tuple[str, str]:
-    key, sep, rest = value.partition("=")
-    if not sep or not key or not rest:
-        raise argparse.ArgumentTypeError(f"--engine must look like ENGINE=DATASTORE, got {value!r}")
-    return key, rest
-
-
-def _seconds(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            f"expected seconds (a number >= 0), got {value!r}"
-        ) from exc
-    if not 0.0 <= number < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected seconds (a finite number >= 0), got {value}")
-    return number
-
-
-def _rerank_count(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"expected a number of results, got {value!r}") from exc
-    if not 0 <= number <= MAX_RANK_RECORDS:
-        raise argparse.ArgumentTypeError(
-            f"expected 0 (off) to {MAX_RANK_RECORDS} (the records a Rank request takes), "
-            f"got {number}"
-        )
-    return number
 
 
 def _score(value: str) -> float:
@@ -155,8 +128,8 @@ def _target_args(parser: argparse.ArgumentParser, *, api: bool) -> None:
     which.add_argument(
         "--data-store",
         metavar="ID",
-        help=f"data store id (default: ${GROUNDING_DATA_STORE}; unset: {BUILTIN_DATA_STORE} on "
-        "the emulator, required on Google Cloud)",
+        help=f"data store id (default: ${GROUNDING_DATA_STORE}, which `grounding serve` prints; "
+        "one of --data-store, --engine and the variable is required)",
     )
     which.add_argument("--engine", dest="engine_id", metavar="ID", help="engine (app) id")
     group.add_argument(
@@ -186,91 +159,8 @@ def _output_args(parser: argparse.ArgumentParser, *, html: bool) -> None:
         group.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
 
 
-def _corpus_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--corpus",
-        action="append",
-        metavar="[ID=]PATH",
-        help="a folder (Markdown, text, HTML, PDF) or a .jsonl file; repeatable",
-    )
-    parser.add_argument("--data-store", help="data store id of the corpus (default: its name)")
-    parser.add_argument(
-        "--state-dir", help=f"where indexes are kept (default: {default_state_dir()})"
-    )
-    parser.add_argument("--no-state", action="store_true", help="keep indexes in memory only")
-    parser.add_argument(
-        "--base-uri", help="URI prefix of folder documents (default: their file:// URIs)"
-    )
-    parser.add_argument(
-        "--max-chunk-chars", type=int, default=1000, help="chunk size limit, in characters"
-    )
-    parser.add_argument(
-        "--force", action="store_true", help="re-ingest even if the persisted index is unchanged"
-    )
-
-
-def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    serve = _command(commands, "serve", run_serve.__doc__, help="run the emulator")
-    _corpus_args(serve)
-    serve.add_argument(
-        "--engine",
-        action="append",
-        type=_engine_pair,
-        metavar="ENGINE=DATASTORE",
-        help="also serve data store DATASTORE as engine (app) ENGINE; repeatable (default: "
-        "none but the built-in's app, unless --no-builtin)",
-    )
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument(
-        "--port",
-        type=int,
-        help="port to listen on; 0: any free one (default: the emulator's, 8123)",
-    )
-    serve.add_argument(
-        "--allow-remote", action="store_true", help="allow a non-loopback --host (no auth!)"
-    )
-    serve.add_argument(
-        "--grace",
-        type=_seconds,
-        metavar="SECONDS",
-        help="on SIGTERM or Ctrl-C, refuse new calls and give the calls in flight this long to "
-        "complete (default: the emulator's, 5)",
-    )
-    serve.add_argument(
-        "--no-builtin", action="store_true", help=f"do not serve {BUILTIN_DATA_STORE}"
-    )
-    serve.add_argument(
-        "--developer-knowledge-store",
-        default=BUILTIN_DATA_STORE,
-        metavar="ID",
-        help="data store behind the Developer Knowledge service",
-    )
-    serve.add_argument(
-        "--rerank-search",
-        type=_rerank_count,
-        default=0,
-        metavar="N",
-        help="Search, AnswerQuery and ConverseConversation rerank their first N results with "
-        "the emulator's Rank scorer, as an engine with a ranking step would (default: 0, off; "
-        "at most 200)",
-    )
-    serve.add_argument(
-        "--judge-script",
-        metavar="FILE",
-        help="a JSON file of grounding verdicts to return (rules, queued checks); the lexical "
-        "judge for the rest (format: docs/emulator.md)",
-    )
-    serve.set_defaults(run=run_serve)
-
-    ingest = _command(
-        commands, "ingest", run_ingest.__doc__, help="build and persist the index of a corpus"
-    )
-    _corpus_args(ingest)
-    ingest.set_defaults(run=run_ingest)
-
-
-def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    search = _command(commands, "search", run_search.__doc__, help="search chunks")
+def _add_search_and_answer(commands: argparse._SubParsersAction[_CommandParser]) -> None:
+    search = commands.add_parser("search", description=run_search.__doc__, help="search chunks")
     search.add_argument("query", help="what to search for")
     search.add_argument("-k", "--k", type=int, default=CLI_K, help="number of results")
     search.add_argument(
@@ -297,8 +187,8 @@ def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.Argumen
     _output_args(search, html=False)
     search.set_defaults(run=run_search, markdown=False)
 
-    answer = _command(
-        commands, "answer", run_answer.__doc__, help="answer a question with citations"
+    answer = commands.add_parser(
+        "answer", description=run_answer.__doc__, help="answer a question with citations"
     )
     answer.add_argument("query", help="the question")
     answer.add_argument(
@@ -313,11 +203,10 @@ def _add_search_and_answer(commands: argparse._SubParsersAction[argparse.Argumen
     answer.set_defaults(run=run_answer)
 
 
-def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    check = _command(
-        commands,
+def _add_check(commands: argparse._SubParsersAction[_CommandParser]) -> None:
+    check = commands.add_parser(
         "check",
-        run_check.__doc__,
+        description=run_check.__doc__,
         help="check an answer against facts",
         epilog="Fact files: .jsonl (one {text, title, source} per line), .json (a list), "
         "or text (one fact per paragraph).",
@@ -380,8 +269,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _add_serve(commands)
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser
+    )
+    for entry_point in metadata.entry_points(group=COMMANDS_GROUP):
+        entry_point.load()(commands)
     _add_search_and_answer(commands)
     _add_check(commands)
     return parser

@@ -1,2 +1,2 @@
 """AnswerQuery: the pure extractive answer engine (``engine``), its sentences and the query
-classifier."""
+classifier; Search's summary (``summary``), built as answers are."""

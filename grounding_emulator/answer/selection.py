@@ -1,5 +1,5 @@
 """Which sentences an extractive answer or search summary says: scored against the query, then
-selected; pure. AnswerQuery (``engine.py``) and the search summary (``search/summary.py``) both
+selected; pure. AnswerQuery (``engine.py``) and the search summary (``summary.py``) both
 use it.
 
 **Score**: each candidate sentence (``sentences.py``) of the source chunks gets a relevance in

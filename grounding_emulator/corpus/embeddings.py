@@ -46,6 +46,7 @@ import numpy as np
 
 from grounding_emulator.corpus.embedding_cache import EmbeddingCache, default_cache_dir, text_key
 from grounding_emulator.corpus.records import Chunk, Document
+from grounding_emulator.corpus.sentences import prose_sentences
 
 __all__ = [
     "BATCH_TOKENS",
@@ -374,22 +375,11 @@ def passage_text(document: Document, chunk: Chunk) -> str:
 
 
 def sentence_texts(chunk: Chunk) -> list[str]:
-    """The prose sentences of ``chunk`` that get their own vector: the texts the answer
-    generator cuts from it (``answer_sentences.sentences_of``: paragraphs, whitespace collapsed,
-    cut by the claim splitter, prose only), so that it finds their vectors.
+    """The prose sentences of ``chunk`` that get their own vector: the sentences the answer
+    generator cuts from it (``sentences.prose_sentences``), so that it finds their vectors.
 
     >>> chunk = Chunk("c1", 0, 0, "Loops\\n\\nA loop repeats a block.  It ends\\nsometimes.")
     >>> sentence_texts(chunk)
     ['A loop repeats a block.', 'It ends sometimes.']
     """
-    # Imported here: answer_sentences imports the search engine, which imports this module.
-    from grounding_emulator.answer.sentences import is_prose
-    from grounding_emulator.grounding.claims import split_claims
-
-    texts = []
-    for paragraph in _PARAGRAPH_BREAK.split(chunk.content):
-        flat = " ".join(paragraph.split())
-        for start, end in split_claims(flat):
-            if is_prose(flat[start:end]):
-                texts.append(flat[start:end])
-    return texts
+    return [text for _, text in prose_sentences(chunk.content)]

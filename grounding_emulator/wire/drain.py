@@ -1,5 +1,6 @@
 """The gate every call passes: it counts the calls in flight and, once closed, refuses new ones,
-so that a stopping server can let the calls in flight complete (``EmulatorServer.stop``).
+so that a stopping server can let the calls in flight complete (``EmulatorServer.stop``, within
+``DEFAULT_STOP_GRACE`` seconds unless told otherwise).
 
 >>> gate = CallGate()
 >>> gate.enter()
@@ -27,7 +28,11 @@ from __future__ import annotations
 import threading
 import time
 
-__all__ = ["CallGate"]
+__all__ = ["DEFAULT_STOP_GRACE", "CallGate"]
+
+DEFAULT_STOP_GRACE = 5.0
+"""Seconds a stopping server gives calls in flight to complete (a full-size CheckGrounding
+takes about one); within Docker's 10 s between SIGTERM and SIGKILL."""
 
 
 class CallGate:

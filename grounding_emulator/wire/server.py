@@ -11,11 +11,11 @@
 
 Binds to loopback (``127.0.0.1``) unless ``allow_remote=True``; ``port=0`` picks a free port
 (``server.port``, ``server.address``); a port in use (or a host not of this machine) is a
-``ListenError`` naming the address, raised by ``start()`` before gRPC tries it. Requests above
-``max_request_bytes`` get ``INVALID_ARGUMENT`` "Request payload size exceeds the limit: N bytes."
-(``handlers.py``), up to four times that size; gRPC itself refuses a larger one with
-``RESOURCE_EXHAUSTED`` before the emulator sees it. ``stop()`` drains: calls in flight have
-``stop_grace`` seconds (``DEFAULT_STOP_GRACE``) to complete, while new calls are refused (the
+``ListenError`` naming the address, raised by ``start()`` before gRPC tries it (``address.py``).
+Requests above ``max_request_bytes`` get ``INVALID_ARGUMENT`` "Request payload size exceeds the
+limit: N bytes." (``handlers.py``), up to four times that size; gRPC itself refuses a larger one
+with ``RESOURCE_EXHAUSTED`` before the emulator sees it. ``stop()`` drains: calls in flight have
+``stop_grace`` seconds (``drain.DEFAULT_STOP_GRACE``) to complete, while new calls are refused (the
 listener is closed: clients see ``UNAVAILABLE``, which they retry). ``server.faults`` injects
 failures and delays; ``server.store`` holds the data stores and engines it serves;
 ``server.judge`` gives CheckGrounding's (and AnswerQuery's) grounding verdicts.
@@ -23,11 +23,8 @@ failures and delays; ``server.store`` holds the data stores and engines it serve
 
 from __future__ import annotations
 
-import errno
-import ipaddress
 import logging
 import math
-import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -41,22 +38,16 @@ from grounding_emulator.errors import ListenError
 from grounding_emulator.grounding.judge import Judge
 from grounding_emulator.grounding.lexical.judge import LexicalJudge
 from grounding_emulator.search.reranking import check_rerank_top
-from grounding_emulator.wire.drain import CallGate
+from grounding_emulator.wire.address import DEFAULT_HOST, check_free, is_loopback
+from grounding_emulator.wire.drain import DEFAULT_STOP_GRACE, CallGate
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.handlers import generic_handlers
 from grounding_emulator.wire.servicers import Backend, method_table
 
-__all__ = [
-    "DEFAULT_MAX_REQUEST_BYTES",
-    "DEFAULT_PORT",
-    "DEFAULT_STOP_GRACE",
-    "EmulatorServer",
-    "is_loopback",
-]
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "EmulatorServer"]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_PORT = 8123
 # Google documents no request size for these APIs; its API front end refuses a larger payload
 # with INVALID_ARGUMENT "Request payload size exceeds the limit: 10485760 bytes." (as reported,
 # e.g. github.com/googleworkspace/dotnet-samples/issues/23), and so does the emulator.
@@ -68,55 +59,12 @@ _RECEIVE_CEILING = 4
 _QUIET = 0.1
 # Request headers gRPC receives (its default is 8 KiB, 16 KiB at most).
 _MAX_REQUEST_METADATA_BYTES = 64 * 1024
-# Seconds stop() gives calls in flight to complete (a full-size CheckGrounding takes about one);
-# within Docker's 10 s between SIGTERM and SIGKILL.
-DEFAULT_STOP_GRACE = 5.0
 DEFAULT_MAX_WORKERS = 64
 _START_TIMEOUT = 30.0
 # A signal that the kernel delivers to one of gRPC's threads runs its Python handler (SIGTERM:
 # stop) only when the main thread runs Python code again; an Event.wait() without a timeout
 # would never return to it. The main thread wakes this often while it waits.
 _WAIT_SLICE = 0.25
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine only (``localhost``, ``127.0.0.0/8``, ``::1``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _check_free(host: str, port: int) -> None:
-    """Raise ``ListenError`` unless ``host:port`` can be bound now (port 0 always can).
-
-    Checked with a plain socket first because gRPC reports a failed bind only as a bare
-    ``RuntimeError`` after logging it from C to stderr; ``SO_REUSEADDR`` as gRPC sets it, so
-    that a port left in TIME_WAIT by a stopped emulator counts as free, as it is for gRPC.
-    """
-    if port == 0:
-        return
-    address = f"{host}:{port}"
-    try:
-        resolved = socket.getaddrinfo(
-            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )
-    except socket.gaierror as exc:
-        raise ListenError(f"cannot listen on {address}: unknown host ({exc})") from exc
-    for family, kind, protocol, _, where in resolved:
-        with socket.socket(family, kind, protocol) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(where)
-            except OSError as exc:
-                reason = (
-                    "the address is already in use"
-                    if exc.errno == errno.EADDRINUSE
-                    else exc.strerror or str(exc)
-                )
-                raise ListenError(f"cannot listen on {address}: {reason}") from exc
 
 
 def _check_grace(value: object, name: str) -> float:
@@ -148,7 +96,7 @@ class EmulatorServer:
         store: CorpusStore | None = None,
         *,
         judge: Judge | None = None,
-        host: str = "127.0.0.1",
+        host: str = DEFAULT_HOST,
         port: int = 0,
         allow_remote: bool = False,
         developer_knowledge_data_store: str = BUILTIN_DATA_STORE,
@@ -270,7 +218,7 @@ class EmulatorServer:
         """
         if self._thread is not None:
             raise RuntimeError("the emulator was already started")
-        _check_free(self.host, self._requested_port)
+        check_free(self.host, self._requested_port)
         self._thread = threading.Thread(target=self._run, name="emulator-server", daemon=True)
         self._thread.start()
         if not self._ready.wait(_START_TIMEOUT):

@@ -14,12 +14,12 @@ from grounding_core import (
     DEFAULT_RETRY,
     DEFAULT_TIMEOUT,
     DISCOVERYENGINE_EMULATOR_HOST,
+    GROUNDING_DATA_STORE,
     CallOptions,
     DiscoveryEngineTarget,
 )
 from grounding_core.cli import build_parser, main
 from grounding_core.cli.connection import (
-    BUILTIN_DATA_STORE,
     developer_knowledge_connection,
     discovery_engine_connection,
     target,
@@ -39,8 +39,10 @@ def test_search_table(capsys, host):
     assert "https://example.com/paging/" in out
 
 
-def test_search_json_and_the_env_var(capsys, emulator, monkeypatch):
+def test_search_json_and_the_env_vars(capsys, emulator, monkeypatch):
+    # What the export line of `grounding serve` sets.
     monkeypatch.setenv(DISCOVERYENGINE_EMULATOR_HOST, emulator.address)
+    monkeypatch.setenv(GROUNDING_DATA_STORE, "python-docs")
     code, out, _ = run(capsys, "search", "assert statement", "--json", "-k", "1")
     assert code == 0
     (chunk,) = json.loads(out)
@@ -79,7 +81,10 @@ def test_answer_with_citations(capsys, host, tmp_path):
 
 
 def test_answer_markdown_and_json(capsys, host):
-    code, out, _ = run(capsys, "answer", "What does the yield statement do?", "--markdown", *host)
+    code, out, _ = run(
+        capsys, "answer", "What does the yield statement do?", "--markdown",
+        "--data-store", "python-docs", *host,
+    )  # fmt: skip
     assert code == 0
     assert '**Sources**\n\n1. [The "yield" statement](https://docs.python.org/' in out
     code, out, _ = run(
@@ -155,7 +160,7 @@ def test_check_facts_from_a_search_with_an_html_report(capsys, host, tmp_path):
     html = tmp_path / "report.html"
     code, out, _ = run(
         capsys, "check", answer, "--search", "with statement", "-k", "3", "--html", str(html),
-        "--fail-under", "0.9", *host,
+        "--fail-under", "0.9", "--data-store", "python-docs", *host,
     )  # fmt: skip
     assert code == 1  # below --fail-under
     assert "Support score 0.50 · below the minimum 0.90" in out
@@ -212,7 +217,9 @@ def test_a_stopped_emulator_is_one_clear_error(capsys):
     with socket.socket() as sock:  # a port that nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    code, _, err = run(capsys, "search", "x", "--emulator-host", f"127.0.0.1:{port}")
+    code, _, err = run(
+        capsys, "search", "x", "--data-store", "kb", "--emulator-host", f"127.0.0.1:{port}"
+    )
     assert code == 2
     assert f"error: no emulator answers on 127.0.0.1:{port}" in err
     assert "start one with `grounding serve`" in err
@@ -263,12 +270,14 @@ def test_connections_come_from_the_core_with_its_defaults(emulator, monkeypatch)
     monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)
     monkeypatch.delenv("GCLOUD_PROJECT", raising=False)
     parser = build_parser()
-    args = parser.parse_args(["search", "q", "--emulator-host", emulator.address])
+    args = parser.parse_args(
+        ["search", "q", "--emulator-host", emulator.address, "--data-store", "test-docs"]
+    )
     connection = discovery_engine_connection(args)
     assert connection.call_options == CallOptions(timeout=DEFAULT_TIMEOUT, retry=DEFAULT_RETRY)
     assert connection.project == "emulator-project"  # resolved by the core, as for the adapters
     assert target(args, connection) == DiscoveryEngineTarget(
-        project="emulator-project", data_store=BUILTIN_DATA_STORE
+        project="emulator-project", data_store="test-docs"
     )
     args = parser.parse_args(
         ["answer", "q", "--emulator-host", emulator.address, "--timeout", "4", "--no-retry",

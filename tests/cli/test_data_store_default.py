@@ -1,5 +1,6 @@
 """The data store a command or client that names none uses: ``$GROUNDING_DATA_STORE`` (which
-``grounding serve --corpus`` prints), else the emulator's built-in; the output says which."""
+``grounding serve`` prints); the output says which. With neither a flag nor the variable, a
+command is one error, on the emulator as on Google Cloud."""
 
 from __future__ import annotations
 
@@ -22,7 +23,11 @@ from grounding_core.cli.connection import discovery_engine_connection, target, t
 from tests.cli.invoke import run
 
 QUERY = "lighthouse keeper 7"
-BUILTIN_NOTE = "data store python-docs (the emulator's built-in; name another with --data-store ID)"
+NO_DATA_STORE = (
+    "error: no data store or engine named: give --data-store ID or --engine ID (the data store "
+    "or app to use), or set $GROUNDING_DATA_STORE (`grounding serve` prints the line that sets "
+    "it)\n"
+)
 
 
 def test_the_variable_names_the_data_store_of_a_search(capsys, host, monkeypatch):
@@ -33,11 +38,12 @@ def test_the_variable_names_the_data_store_of_a_search(capsys, host, monkeypatch
     assert "https://example.com/paging/" in out
 
 
-def test_without_it_the_emulator_searches_its_builtin_and_says_so(capsys, host):
-    code, out, _ = run(capsys, "search", "assert statement", "-k", "1", *host)
-    assert code == 0
-    assert f"1 results for 'assert statement' in {BUILTIN_NOTE}" in out
-    assert "simple_stmts.html#assert" in out
+@pytest.mark.parametrize("command", ["search", "answer", "check"])
+def test_without_it_the_emulator_too_asks_for_one(capsys, host, command):
+    facts = ["--fact", "Paris is in France."] if command == "check" else []
+    argv = ["--search", "Paris"] if command == "check" else []
+    code, out, err = run(capsys, command, "Paris is in France.", *argv, *facts, *host)
+    assert (code, out, err) == (2, "", NO_DATA_STORE)
 
 
 def test_a_flag_wins_over_the_variable(capsys, host, monkeypatch):
@@ -96,10 +102,7 @@ def test_on_google_cloud_the_variable_or_a_flag_is_required(monkeypatch):
     connection = discovery_engine_connection(args)
     with pytest.raises(ConfigurationError) as excinfo:
         target(args, connection)
-    assert str(excinfo.value) == (
-        "give --data-store ID or --engine ID (the data store or app to use), or set "
-        "GROUNDING_DATA_STORE=ID"
-    )
+    assert f"error: {excinfo.value}\n" == NO_DATA_STORE
     monkeypatch.setenv(GROUNDING_DATA_STORE, "kb")
     searched = target(args, connection)
     assert searched.serving_config_path == (

@@ -23,6 +23,8 @@ def test_a_plaintext_scheme_is_accepted(capsys, emulator, scheme):
             "with statement",
             "--emulator-host",
             scheme + emulator.address,
+            "--data-store",
+            "python-docs",
             "-k",
             "2",
             "--json",

@@ -8,7 +8,9 @@ import re
 import pytest
 
 from grounding_core.cli import build_parser, main
-from grounding_emulator import DEFAULT_PORT
+from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS
+from grounding_emulator.wire.address import DEFAULT_HOST, DEFAULT_PORT
+from grounding_emulator.wire.drain import DEFAULT_STOP_GRACE
 
 COMMANDS = ("serve", "ingest", "search", "answer", "check")
 
@@ -55,11 +57,14 @@ def test_every_option_has_help_and_its_default(capsys, monkeypatch, command):
 
 def test_serve_help_shows_the_defaults_of_engine_host_and_port(capsys, monkeypatch):
     text = _help(capsys, monkeypatch, "serve")
-    assert re.search(r"--host HOST\s+address to listen on \(default: 127\.0\.0\.1\)", text)
-    assert re.search(rf"--port PORT\s+.*\(default: the emulator's, {DEFAULT_PORT}\)", text)
+    assert re.search(rf"--host HOST\s+address to listen on \(default: {DEFAULT_HOST}\)", text)
+    assert re.search(
+        rf"--port PORT\s+port to listen on; 0: any free one \(default: {DEFAULT_PORT}\)", text
+    )
     assert re.search(r"--engine ENGINE=DATASTORE\s+.*\(default: none but the built-in", text)
     assert re.search(r"--max-chunk-chars MAX_CHUNK_CHARS\s+chunk size limit, in characters "
-                     r"\(default: 1000\)", text)  # fmt: skip
+                     rf"\(default: {DEFAULT_MAX_CHARS}\)", text)  # fmt: skip
+    assert re.search(rf"--grace SECONDS\s+.*complete \(default: {DEFAULT_STOP_GRACE}\)", text)
     # The description (a docstring) without reST markup.
     assert "Serve the built-in corpus and --corpus folders" in text
 
@@ -68,8 +73,8 @@ def test_search_help_names_the_data_store_default(capsys, monkeypatch):
     text = _help(capsys, monkeypatch, "search")
     assert re.search(r"-k K, --k K\s+number of results \(default: 5\)", text)
     assert re.search(
-        r"--data-store ID\s+data store id \(default: \$GROUNDING_DATA_STORE; unset: "
-        r"python-docs on the emulator, required on Google Cloud\)",
+        r"--data-store ID\s+data store id \(default: \$GROUNDING_DATA_STORE, which `grounding "
+        r"serve` prints; one of --data-store, --engine and the variable is required\)",
         text,
     )
     assert re.search(r"--location LOCATION\s+global, us or eu \(default: global\)", text)

@@ -38,7 +38,9 @@ def test_summary_json(capsys, host):
 
 
 def test_skipped_summary(capsys, host):
-    code, out, _ = run(capsys, "search", "zzyzx quux", "--summary", "--json", *host)
+    code, out, _ = run(
+        capsys, "search", "zzyzx quux", "--summary", "--json", "--data-store", "python-docs", *host
+    )
     assert code == 0
     summary = json.loads(out)
     assert summary["answer_text"] == FALLBACK
@@ -54,7 +56,9 @@ def test_skipped_summary(capsys, host):
     ],
 )
 def test_summary_errors(capsys, host, flags, message):
-    code, out, err = run(capsys, "search", "lighthouse", "--summary", *flags, *host)
+    code, out, err = run(
+        capsys, "search", "lighthouse", "--summary", "--data-store", "test-docs", *flags, *host
+    )
     assert code == 2
     assert out == ""
     assert message in err

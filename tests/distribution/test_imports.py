@@ -29,6 +29,9 @@ FORBIDDEN = {
     "langchain_grounding": {"llama_index", "llamaindex_grounding"} | EMULATOR,
     "llamaindex_grounding": {"langchain", "langchain_core", "langchain_grounding"} | EMULATOR,
     "grounding_emulator": FRAMEWORKS | ADAPTERS | {"grounding_core"},
+    # `grounding --help` loads the emulator's commands: fast, and without the [emulator] extra.
+    "grounding_emulator.commands": (EMULATOR - {"grounding_emulator"})
+    | {"google", "grpc", "numpy", "grounding_core"},
 }
 
 

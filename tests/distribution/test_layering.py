@@ -1,5 +1,6 @@
-"""What the layers share: the adapters use only the core's public names, and the few values the
-core's command line keeps of the emulator (which it does not import) agree with the emulator's.
+"""What the layers share: the adapters use only the core's public names, and the names of the
+client side's environment variables that the emulator keeps (it imports nothing of the client
+side) agree with the core's.
 
 The import rules themselves are import-linter contracts (``[tool.importlinter]`` in
 ``pyproject.toml``), checked by ``make lint``.
@@ -13,10 +14,7 @@ from pathlib import Path
 import pytest
 
 import grounding_core
-from grounding_core.cli import main
-from grounding_core.cli.connection import BUILTIN_DATA_STORE
-from grounding_emulator import BUILTIN_DATA_STORE as EMULATOR_DATA_STORE
-from grounding_emulator import DEFAULT_PORT
+from grounding_emulator import commands
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = ("langchain_grounding", "llamaindex_grounding")
@@ -77,9 +75,14 @@ def test_the_check_names_a_private_import(tmp_path, monkeypatch):
     ]
 
 
-def test_the_command_line_defaults_agree_with_the_emulator(capsys):
-    assert BUILTIN_DATA_STORE == EMULATOR_DATA_STORE
-    with pytest.raises(SystemExit) as exit:
-        main(["serve", "--help"])
-    assert exit.value.code == 0
-    assert f"(default: the emulator's, {DEFAULT_PORT})" in " ".join(capsys.readouterr().out.split())
+def test_the_emulator_prints_the_environment_variables_the_core_reads():
+    # `grounding serve` prints them in its export line; the core's clients and CLI read them.
+    assert (
+        commands.DISCOVERYENGINE_EMULATOR_HOST,
+        commands.DEVELOPERKNOWLEDGE_EMULATOR_HOST,
+        commands.GROUNDING_DATA_STORE,
+    ) == (
+        grounding_core.DISCOVERYENGINE_EMULATOR_HOST,
+        grounding_core.DEVELOPERKNOWLEDGE_EMULATOR_HOST,
+        grounding_core.GROUNDING_DATA_STORE,
+    )

@@ -6,7 +6,9 @@ The test starts the emulator and sets ``DISCOVERYENGINE_EMULATOR_HOST`` and
 ``DEVELOPERKNOWLEDGE_EMULATOR_HOST``, so blocks need no ``emulator_host=``. A block that needs
 Google Cloud says so in its fence's info string, ```` ```python google-cloud ````, and is
 skipped with that reason; so is a peer's code in docs/migrating.md (```` ```python peer ... ````),
-which runs in the peer's own virtualenv (tests/migration). Each block runs in a fresh working
+which runs in the peer's own virtualenv (tests/migration). Its port to ours
+(```` ```python ported ... ````) keeps the peer's argument names, so it must warn that they are
+deprecated (tests/migration checks each warning's text). Each block runs in a fresh working
 directory of its page (blocks may write files). A few blocks' printed output is checked too
 (``PRINTS``).
 """
@@ -32,6 +34,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```python([^\n]*)\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 NEEDS_GOOGLE_CLOUD = "google-cloud"
 PEER_CODE = "peer"  # docs/migrating.md: the peers' code, run by tests/migration
+PORTED = "ported"  # docs/migrating.md: the peers' code ported to ours, the peers' names kept
 
 # What some blocks print: (page, a line of the block) -> a regular expression the printed
 # output must match in full.
@@ -75,6 +78,10 @@ class Block:
     @property
     def is_peer_code(self) -> bool:
         return PEER_CODE in self.info.split()
+
+    @property
+    def is_ported(self) -> bool:
+        return PORTED in self.info.split()
 
     def expected_output(self) -> str | None:
         found = [
@@ -121,6 +128,14 @@ def execute(block: Block, namespace: dict[str, Any]) -> str:
     return printed.getvalue()
 
 
+def execute_as_documented(block: Block, namespace: dict[str, Any]) -> str:
+    """``execute``; a ported block must warn that the peers' names it keeps are deprecated."""
+    if not block.is_ported:
+        return execute(block, namespace)
+    with pytest.warns(DeprecationWarning, match="the peers' names are deprecated"):
+        return execute(block, namespace)
+
+
 @pytest.fixture(scope="module")
 def docs_emulator() -> Any:
     with pytest.MonkeyPatch.context() as patch:
@@ -154,13 +169,14 @@ def test_block_runs_as_written(block, docs_emulator, page_runs, monkeypatch, tmp
     for earlier in (b for b in BLOCKS if b.page == block.page and b.line < block.line):
         if earlier.line in run.done or earlier.needs_google_cloud or earlier.is_peer_code:
             continue
-        # Run alone (pytest -k), a block first runs the blocks above it, as a reader would.
+        # Run alone (pytest -k), or on another pytest-xdist worker than the blocks above it,
+        # a block first runs the blocks above it, as a reader would.
         run.done.add(earlier.line)
         monkeypatch.chdir(tmp_path_factory.mktemp("docs"))
-        execute(earlier, run.namespace)
+        execute_as_documented(earlier, run.namespace)
     run.done.add(block.line)  # a failed block fails its own test only
     monkeypatch.chdir(tmp_path_factory.mktemp("docs"))
-    printed = execute(block, run.namespace)
+    printed = execute_as_documented(block, run.namespace)
     expected = block.expected_output()
     if expected is not None:
         assert re.fullmatch(expected, printed, re.DOTALL), f"{block} printed {printed!r}"
@@ -202,3 +218,4 @@ def test_blocks_share_a_namespace_await_at_the_top_level_and_fail_at_their_line(
 def test_blocks_are_found():
     assert len(BLOCKS) > 30
     assert {b.page for b in BLOCKS} >= {"README.md", "docs/core.md", "docs/langchain.md"}
+    assert {b.page for b in BLOCKS if b.is_ported} == {"docs/migrating.md"}

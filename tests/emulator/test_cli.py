@@ -18,7 +18,7 @@ from google.cloud import discoveryengine_v1 as de
 
 from grounding_core import DiscoveryEngineClients, DiscoveryEngineTarget, search_chunks
 from grounding_core.cli import main
-from grounding_emulator import CorpusStore
+from grounding_emulator import BUILTIN_DATA_STORE, CorpusStore
 from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, versioned_client
 
 
@@ -230,6 +230,18 @@ def test_serving_one_folder_makes_it_the_default(tmp_path):
         assert (kb / "plans.md").as_uri() in search.stdout
 
 
+def test_serving_the_builtin_alone_makes_it_the_default():
+    with serving("--no-state") as (address, lines):
+        assert lines[-2].strip() == (
+            f"data stores: {BUILTIN_DATA_STORE}; the line below makes {BUILTIN_DATA_STORE} the "
+            "default of the `grounding` command and of Python clients that name no data store"
+        )
+        assert lines[-1].strip() == (
+            f"export DISCOVERYENGINE_EMULATOR_HOST={address} "
+            f"DEVELOPERKNOWLEDGE_EMULATOR_HOST={address} GROUNDING_DATA_STORE={BUILTIN_DATA_STORE}"
+        )
+
+
 def test_serving_several_folders_sets_no_default(tmp_path):
     first, second = _kb(tmp_path / "first"), _kb(tmp_path / "second")
     with serving("--no-state", "--no-builtin", "--corpus", str(first), "--corpus", str(second)) as (
@@ -271,6 +283,18 @@ def test_ingest_reports_skipped_files(tmp_path, capsys, wide):
         "data store kb: 2 documents, 2 chunks",
         f"{kb}: {SKIPPED}; supported: .md, .markdown, .txt, .text, .rst, .html, .htm, .pdf",
     ]
+
+
+def test_ingest_shows_the_controls_in_a_file_name_instead_of_obeying_them(tmp_path, capsys, wide):
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "notes.md").write_text("# Notes\n\nThe free plan includes storage.\n", encoding="utf-8")
+    (kb / "x\x1b[2J\u202e.csv").write_text("a,b\n", encoding="utf-8")
+    assert main(["ingest", "--no-state", "--corpus", str(kb)]) == 0
+    out = capsys.readouterr().out
+    assert f"{kb}: skipped 1 file of unsupported types (x\u241b[2J\ufffd.csv)" in out
+    assert "\x1b" not in out
+    assert "\u202e" not in out
 
 
 def test_a_folder_without_a_supported_file_is_an_error(tmp_path, capsys, wide):

@@ -7,9 +7,11 @@ import pytest
 
 MODULES = [
     "grounding_emulator.answer.sentences",
+    "grounding_emulator.corpus.sentences",
     "grounding_emulator.corpus.columns",
     "grounding_emulator.corpus.embeddings",
     "grounding_emulator.wire.faults",
+    "grounding_emulator.wire.address",
     "grounding_emulator.wire.drain",
     "grounding_emulator.errors",
     "grounding_emulator.search.fusion",

@@ -1,7 +1,7 @@
 """Search summaries (``content_search_spec.summary_spec``) through Google's SearchServiceClient.
 
 The expected behaviour is Google's ``SummarySpec`` / ``SearchResponse.Summary`` field docs and
-its "Get search summaries" page (see ``grounding_emulator/search/summary.py``).
+its "Get search summaries" page (see ``grounding_emulator/answer/summary.py``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from google.api_core import exceptions as core_exceptions
 from google.cloud import discoveryengine_v1 as de
 
 from grounding_emulator import CorpusStore
+from grounding_emulator.answer.summary import FALLBACK_SUMMARY, SummaryParams, generate_summary
 from grounding_emulator.search.engine import SearchParams, search
-from grounding_emulator.search.summary import FALLBACK_SUMMARY, SummaryParams, generate_summary
 from tests.emulator.conftest import ONCE, assert_error, serving_config
 
 Spec = de.SearchRequest.ContentSearchSpec

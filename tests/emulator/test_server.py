@@ -18,7 +18,7 @@ from grounding_core import (
 )
 from grounding_emulator import CorpusStore, EmulatorServer
 from grounding_emulator.errors import ListenError
-from grounding_emulator.wire.server import is_loopback
+from grounding_emulator.wire.address import is_loopback
 
 
 @pytest.mark.parametrize(

@@ -304,6 +304,7 @@ def test_sigterm_to_grounding_serve_drains_calls_under_load():
             process.kill()
             process.wait()
     output.extend(process.stdout)
+    process.stdout.close()
     assert process.returncode == 0, "".join(output)
     # Calls in flight at the SIGTERM complete after it; the others (sent, or reaching the
     # server, after the stop began) are refused with UNAVAILABLE. None in flight is CANCELLED:

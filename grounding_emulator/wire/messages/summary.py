@@ -12,8 +12,8 @@ from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 
+from grounding_emulator.answer.summary import GeneratedSummary, SummaryParams
 from grounding_emulator.search.engine import Mode
-from grounding_emulator.search.summary import GeneratedSummary, SummaryParams
 from grounding_emulator.wire.messages.common import ByteOffsets, ChunkNames
 
 __all__ = ["search_summary", "summary_params"]

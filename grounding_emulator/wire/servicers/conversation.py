@@ -28,7 +28,7 @@ A converse turn (``ConverseConversation``):
    uses: each result carries a snippet and one extractive answer in ``derived_struct_data``
    (``link``, ``snippets``, ``extractive_answers``: what Google's
    ``genappbuilder_multi_turn_search`` sample reads from every result).
-5. ``reply.summary`` is the search summary of those results (``search/summary.py``) under the
+5. ``reply.summary`` is the search summary of those results (``answer/summary.py``) under the
    request's ``summary_spec`` (its defaults when unset).
 6. The user input (with its ``context``) and the reply are appended to the conversation, each
    with a ``create_time``; the response's ``conversation`` is the updated conversation.
@@ -53,11 +53,11 @@ from grounding_emulator.answer.conversations import (
 )
 from grounding_emulator.answer.rephrase import rephrase
 from grounding_emulator.answer.sessions import new_id
+from grounding_emulator.answer.summary import RESULT_COUNT_FIELD, GeneratedSummary, generate_summary
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import CONVERSE_RESULTS, MAX_REPHRASE_STEPS
 from grounding_emulator.search.engine import SearchPage, SearchParams, search
-from grounding_emulator.search.summary import RESULT_COUNT_FIELD, GeneratedSummary, generate_summary
 from grounding_emulator.wire.labels import check_labels
 from grounding_emulator.wire.messages import ChunkNames, search_summary, summary_params
 from grounding_emulator.wire.messages.conversation import (

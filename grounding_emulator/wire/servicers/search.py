@@ -6,11 +6,11 @@ from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
 
+from grounding_emulator.answer.summary import generate_summary
 from grounding_emulator.errors import InvalidArgument
 from grounding_emulator.limits import MAX_EXTRACTIVE_ANSWERS, MAX_EXTRACTIVE_SEGMENTS
 from grounding_emulator.search.engine import Mode, SearchParams, search
 from grounding_emulator.search.facets import FacetRequest, Interval
-from grounding_emulator.search.summary import generate_summary
 from grounding_emulator.wire.messages import ChunkNames, search_summary, summary_params
 from grounding_emulator.wire.messages.search import ContentOptions, search_response
 from grounding_emulator.wire.names import (

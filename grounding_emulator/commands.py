@@ -1,15 +1,22 @@
 """``grounding serve`` and ``grounding ingest``: run the emulator, build a corpus index.
 
+The ``grounding`` command finds them through its ``grounding.commands`` entry points
+(``pyproject.toml``): ``add_commands`` adds both to the command's sub-parsers, each with a
+``run(args, console)`` that returns the exit status.
+
 Corpora are given as ``--corpus [ID=]PATH`` (a folder of Markdown, text, HTML or PDF files, or a
 JSONL file); ingestion shows a progress bar per phase. Indexes are kept in ``--state-dir`` and
 reloaded without re-ingesting while the corpus is unchanged (``--force`` re-ingests). A file or
 JSONL line that cannot be ingested is skipped and listed with its reason, the rest is ingested;
-``ingest`` then exits with status 1. ``serve --judge-script FILE``
-scripts the grounding verdicts (a ``ScriptedJudge``); the file is checked before any ingest.
+``ingest`` then exits with status 1. ``serve --judge-script FILE`` scripts the grounding
+verdicts (a ``ScriptedJudge``); the file is checked before any ingest. ``serve`` prints the
+``export`` line that points the client side (``grounding search``, Google's clients) at it.
 
-The emulator (``grounding_emulator``, the ``[emulator]`` extra) is imported here only, inside
-the commands, so that the rest of the command line works without it; its errors become the
-command line's ``UsageError``.
+At import this module loads ``argparse``, ``rich`` and the emulator's standard-library modules
+that hold its defaults, so that ``grounding --help`` stays fast and works without the
+``[emulator]`` extra; the engines are imported when a command runs. What the user must change
+(a flag, a corpus, the missing extra, the emulator's ``EmulatorError``) is a ``CommandError``, a
+``ValueError``: the ``grounding`` command prints it in one line, with exit status 2.
 """
 
 from __future__ import annotations
@@ -37,48 +44,227 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from grounding_core.clients import DEVELOPERKNOWLEDGE_EMULATOR_HOST, DISCOVERYENGINE_EMULATOR_HOST
-from grounding_core.connection import GROUNDING_DATA_STORE
-
-from .connection import BUILTIN_DATA_STORE
-from .errors import UsageError
-from .inputs import existing_path
-from .output import write_text
+from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
+from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS
+from grounding_emulator.errors import EmulatorError, ListenError
+from grounding_emulator.limits import MAX_RANK_RECORDS
+from grounding_emulator.wire.address import DEFAULT_HOST, DEFAULT_PORT
+from grounding_emulator.wire.drain import DEFAULT_STOP_GRACE
 
 if TYPE_CHECKING:
     from grounding_emulator.corpus.datastore import ProgressCallback
     from grounding_emulator.corpus.store import CorpusStore
     from grounding_emulator.wire.server import EmulatorServer
 
-__all__ = ["default_state_dir", "run_ingest", "run_serve"]
+__all__ = [
+    "DEVELOPERKNOWLEDGE_EMULATOR_HOST",
+    "DISCOVERYENGINE_EMULATOR_HOST",
+    "GROUNDING_DATA_STORE",
+    "CommandError",
+    "add_commands",
+    "default_state_dir",
+    "run_ingest",
+    "run_serve",
+]
+
+# The client side's environment variables that ``serve`` prints in its ``export`` line: the
+# emulator's own copies of the names (it imports nothing of the client side).
+DISCOVERYENGINE_EMULATOR_HOST = "DISCOVERYENGINE_EMULATOR_HOST"
+DEVELOPERKNOWLEDGE_EMULATOR_HOST = "DEVELOPERKNOWLEDGE_EMULATOR_HOST"
+GROUNDING_DATA_STORE = "GROUNDING_DATA_STORE"
 
 _SLUG = re.compile(r"[^A-Za-z0-9_-]+")
 _MISSING_EMULATOR = "grounding {command} needs the emulator: pip install 'grounding-kit[emulator]'"
 # What the commands use of the emulator, all imported before a command starts.
 _EMULATOR_MODULES = ("grounding_emulator.corpus.store", "grounding_emulator.wire.server")
+# What a terminal would obey instead of show, in the file names and reasons of a user's corpus:
+# C0 controls but tab and line feed, and DEL, become their control pictures (ESC is ␛); C1
+# controls, bidi embeddings, overrides and isolates, and lone surrogates become U+FFFD.
+_SHOWN = str.maketrans(
+    {
+        **{code: chr(0x2400 + code) for code in range(0x20) if code not in (0x09, 0x0A)},
+        0x7F: "\u2421",
+        **dict.fromkeys(
+            [*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)], "\ufffd"
+        ),
+        **dict.fromkeys(range(0xD800, 0xE000), "\ufffd"),
+    }
+)
 
 
-@contextmanager
-def _emulator(command: str) -> Iterator[None]:
-    """Run ``command`` on the emulator: its missing extra and its errors become ``UsageError``."""
-    try:
-        for module in _EMULATOR_MODULES:
-            importlib.import_module(module)
-        from grounding_emulator.errors import EmulatorError
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and exc.name.startswith("grounding_emulator"):
-            raise  # the package itself is broken, not missing an extra
-        raise UsageError(f"{_MISSING_EMULATOR.format(command=command)} ({exc})") from exc
-    try:
-        yield
-    except EmulatorError as exc:
-        raise UsageError(str(exc)) from exc
+class CommandError(ValueError):
+    """What the user must change to run the command (a flag, a corpus, the ``[emulator]``
+    extra); the message says what. A ``ValueError``, which the ``grounding`` command reports in
+    one line with exit status 2."""
 
 
 def default_state_dir() -> Path:
     """``$XDG_CACHE_HOME/grounding-kit/emulator`` (``~/.cache/...`` when unset)."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache) / "grounding-kit" / "emulator"
+
+
+# -- the sub-commands ---------------------------------------------------------------------------
+
+
+def _engine_pair(value: str) -> tuple[str, str]:
+    key, sep, rest = value.partition("=")
+    if not sep or not key or not rest:
+        raise argparse.ArgumentTypeError(f"--engine must look like ENGINE=DATASTORE, got {value!r}")
+    return key, rest
+
+
+def _seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected seconds (a number >= 0), got {value!r}"
+        ) from exc
+    if not 0.0 <= number < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected seconds (a finite number >= 0), got {value}")
+    return number
+
+
+def _rerank_count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a number of results, got {value!r}") from exc
+    if not 0 <= number <= MAX_RANK_RECORDS:
+        raise argparse.ArgumentTypeError(
+            f"expected 0 (off) to {MAX_RANK_RECORDS} (the records a Rank request takes), "
+            f"got {number}"
+        )
+    return number
+
+
+def _corpus_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--corpus",
+        action="append",
+        metavar="[ID=]PATH",
+        help="a folder (Markdown, text, HTML, PDF) or a .jsonl file; repeatable",
+    )
+    parser.add_argument("--data-store", help="data store id of the corpus (default: its name)")
+    parser.add_argument(
+        "--state-dir", help=f"where indexes are kept (default: {default_state_dir()})"
+    )
+    parser.add_argument("--no-state", action="store_true", help="keep indexes in memory only")
+    parser.add_argument(
+        "--base-uri", help="URI prefix of folder documents (default: their file:// URIs)"
+    )
+    parser.add_argument(
+        "--max-chunk-chars",
+        type=int,
+        default=DEFAULT_MAX_CHARS,
+        help="chunk size limit, in characters",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="re-ingest even if the persisted index is unchanged"
+    )
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``serve`` and ``ingest`` to the ``grounding`` command's sub-parsers (the
+    ``grounding.commands`` entry point)."""
+    _add_serve(commands)
+    _add_ingest(commands)
+
+
+def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser("serve", description=run_serve.__doc__, help="run the emulator")
+    _corpus_args(serve)
+    serve.add_argument(
+        "--engine",
+        action="append",
+        type=_engine_pair,
+        metavar="ENGINE=DATASTORE",
+        help="also serve data store DATASTORE as engine (app) ENGINE; repeatable (default: "
+        "none but the built-in's app, unless --no-builtin)",
+    )
+    serve.add_argument("--host", default=DEFAULT_HOST, help="address to listen on")
+    serve.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="port to listen on; 0: any free one"
+    )
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow a non-loopback --host (no auth!)"
+    )
+    serve.add_argument(
+        "--grace",
+        type=_seconds,
+        default=DEFAULT_STOP_GRACE,
+        metavar="SECONDS",
+        help="on SIGTERM or Ctrl-C, refuse new calls and give the calls in flight this long to "
+        "complete",
+    )
+    serve.add_argument(
+        "--no-builtin", action="store_true", help=f"do not serve {BUILTIN_DATA_STORE}"
+    )
+    serve.add_argument(
+        "--developer-knowledge-store",
+        default=BUILTIN_DATA_STORE,
+        metavar="ID",
+        help="data store behind the Developer Knowledge service",
+    )
+    serve.add_argument(
+        "--rerank-search",
+        type=_rerank_count,
+        default=0,
+        metavar="N",
+        help="Search, AnswerQuery and ConverseConversation rerank their first N results with "
+        "the emulator's Rank scorer, as an engine with a ranking step would (default: 0, off; "
+        f"at most {MAX_RANK_RECORDS})",
+    )
+    serve.add_argument(
+        "--judge-script",
+        metavar="FILE",
+        help="a JSON file of grounding verdicts to return (rules, queued checks); the lexical "
+        "judge for the rest (format: docs/emulator.md)",
+    )
+    serve.set_defaults(run=run_serve)
+
+
+def _add_ingest(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ingest = commands.add_parser(
+        "ingest", description=run_ingest.__doc__, help="build and persist the index of a corpus"
+    )
+    _corpus_args(ingest)
+    ingest.set_defaults(run=run_ingest)
+
+
+# -- running them -------------------------------------------------------------------------------
+
+
+@contextmanager
+def _emulator(command: str) -> Iterator[None]:
+    """Run ``command`` on the emulator: its missing extra and its errors become
+    ``CommandError``."""
+    try:
+        for module in _EMULATOR_MODULES:
+            importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and exc.name.startswith("grounding_emulator"):
+            raise  # the package itself is broken, not missing an extra
+        raise CommandError(f"{_MISSING_EMULATOR.format(command=command)} ({exc})") from exc
+    try:
+        yield
+    except EmulatorError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _write_text(console: Console, text: str) -> None:
+    """``text`` from a user's corpus as it is: never read as markup, controls made visible."""
+    shown = text.replace("\r\n", "\n").translate(_SHOWN)
+    console.print(shown, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
+def _existing_path(flag: str, value: str) -> Path:
+    """``value`` as a path; ``CommandError`` naming ``flag`` when nothing is there."""
+    path = Path(value).expanduser()
+    if not path.exists():
+        raise CommandError(f"{flag} {value}: no such file or directory")
+    return path
 
 
 def _store_id_for(path: Path) -> str:
@@ -92,12 +278,12 @@ def _corpora(args: argparse.Namespace) -> list[tuple[str, Path]]:
     for value in args.corpus or []:
         key, sep, rest = value.partition("=")
         if sep and key and rest and not Path(value).exists():
-            corpora.append((key, existing_path("--corpus", rest)))
+            corpora.append((key, _existing_path("--corpus", rest)))
         else:
-            path = existing_path("--corpus", value)
+            path = _existing_path("--corpus", value)
             corpora.append((args.data_store or _store_id_for(path), path))
     if args.data_store and len(corpora) > 1:
-        raise UsageError("--data-store names one corpus; with several, write --corpus ID=PATH")
+        raise CommandError("--data-store names one corpus; with several, write --corpus ID=PATH")
     return corpora
 
 
@@ -174,7 +360,7 @@ def _ingest_all(
             f"{len(snapshot.chunks)} chunks"
         )
         for note in describe_skipped(path, snapshot.skipped):
-            write_text(console, note)  # file names and reasons come from the user's corpus
+            _write_text(console, note)  # file names and reasons come from the user's corpus
         bad += sum(1 for s in snapshot.skipped if not s.unsupported)
     return bad
 
@@ -186,29 +372,27 @@ def run_serve(args: argparse.Namespace, console: Console) -> int:
 
 
 def _serve(args: argparse.Namespace, console: Console) -> int:
-    from grounding_emulator.errors import ListenError
     from grounding_emulator.grounding.scripted import ScriptedJudge
-    from grounding_emulator.wire.server import DEFAULT_PORT, DEFAULT_STOP_GRACE, EmulatorServer
+    from grounding_emulator.wire.server import EmulatorServer
 
     # Every check that can fail at once comes before the (long) ingest: the judge script, the
     # corpus paths, the host, and the port (bound first: a busy one is known in a moment).
     judge = ScriptedJudge.from_file(args.judge_script) if args.judge_script else None
     corpora = _corpora(args)
-    store = _store(args)
     server = EmulatorServer(
-        store,
+        _store(args),
         judge=judge,
         host=args.host,
-        port=DEFAULT_PORT if args.port is None else args.port,
+        port=args.port,
         allow_remote=args.allow_remote,
         developer_knowledge_data_store=args.developer_knowledge_store,
-        stop_grace=DEFAULT_STOP_GRACE if args.grace is None else args.grace,
+        stop_grace=args.grace,
         rerank_search=args.rerank_search,
     )
     try:
         server.start()
     except ListenError as exc:
-        raise UsageError(
+        raise CommandError(
             f"{exc} (another `grounding serve`?): give another port with --port PORT, or "
             "--port 0 for any free one"
         ) from exc
@@ -246,7 +430,9 @@ def _serve_until_stopped(
         )
     console.print(table)
     if args.judge_script:
-        console.print(f"grounding verdicts scripted by {args.judge_script}: {server.judge!r}")
+        _write_text(
+            console, f"grounding verdicts scripted by {args.judge_script}: {server.judge!r}"
+        )
     default, note = _default_data_store(store, [d for d, _ in corpora])
     export = (
         f"export {DISCOVERYENGINE_EMULATOR_HOST}={server.address} "
@@ -268,8 +454,7 @@ def _default_data_store(store: CorpusStore, corpora: list[str]) -> tuple[str | N
 
     One ``--corpus``: it (the user's own folder is what they mean to search); none: the
     built-in one if served. With several there is no right guess: none is set, and a search
-    naming none goes to the emulator's built-in data store (its output says so), or fails
-    listing the served ones when that is not served.
+    naming none fails, asking for ``--data-store ID`` or the variable.
     """
     served = ", ".join(store.data_store_ids) or "none"
     if len(set(corpora)) == 1:
@@ -293,7 +478,7 @@ def run_ingest(args: argparse.Namespace, console: Console) -> int:
     """Build (or reuse) and persist the index of each ``--corpus``; exit status 1 when files or
     lines were skipped as bad (the rest is ingested; they are listed with their reasons)."""
     if not args.corpus:
-        raise UsageError("ingest needs --corpus PATH")
+        raise CommandError("ingest needs --corpus PATH")
     with _emulator("ingest"):
         bad = _ingest_all(args, console, _store(args), _corpora(args), builtin=False)
     return 1 if bad else 0

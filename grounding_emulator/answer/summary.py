@@ -9,7 +9,7 @@ Google's references: the ``SummarySpec`` and ``SearchResponse.Summary`` field do
    ("At most 10 results for documents mode, or 50 for chunks mode, can be used to generate a
    summary"); a negative or larger value is ``INVALID_ARGUMENT``. The docs do not say what 0
    (unset) means: the emulator then uses the mode's maximum.
-2. **Classify** the query (AnswerQuery's classifier, ``answer/query_classes.py``):
+2. **Classify** the query (AnswerQuery's classifier, ``query_classes.py``):
    ``ignore_non_summary_seeking_query`` skips small talk with
    ``NON_SUMMARY_SEEKING_QUERY_IGNORED`` (navigational queries such as "SFO airport" are not
    recognized), ``ignore_jail_breaking_query`` skips attempts to override instructions with
@@ -22,7 +22,7 @@ Google's references: the ``SummarySpec`` and ``SearchResponse.Summary`` field do
    to the results of that response. A chunk result is one source chunk; a document result
    contributes its best chunks (the ones the search matched). No results:
    ``OUT_OF_DOMAIN_QUERY_IGNORED`` ("no high-relevance search results").
-4. **Score and select** sentences as AnswerQuery does (``answer/selection.py``); the
+4. **Score and select** sentences as AnswerQuery does (``selection.py``); the
    minimum relevance applies only with ``ignore_low_relevant_content`` (its default, false:
    "all search results are used regardless of relevance"). No sentence:
    ``NO_RELEVANT_CONTENT`` ("no relevant content in the retrieved search results").
