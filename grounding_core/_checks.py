@@ -1,24 +1,6 @@
-"""The checks every spec makes before anything is sent: types, ranges, text UTF-8 can carry,
-labels as Google documents them, metadata JSON can carry, and the request's size.
-
-Each refuses a value the service would refuse with an ``InputError`` naming the field, the limit
-and what to do, never echoing a value that may be a secret (a type name instead).
-
-- ``check_wire_text``: a string with a lone surrogate (``"\\ud800"``, half of a UTF-16 pair)
-  cannot be encoded as UTF-8, so protobuf cannot send it (one linear scan).
-- ``check_fields``: every ``bool``, ``int``, ``float`` or ``str`` field of a spec (and their
-  ``... | None`` forms) holds exactly that type: a bool is not an int, a float is finite.
-- ``jsonable_metadata``: a metadata value as JSON types. Converted: tuples, sets and arrays
-  (anything with ``dtype`` and ``tolist()``) to lists (a set in a stable order), datetimes to
-  ISO 8601, UTF-8 bytes to text, NaN and infinities to ``None``, int keys to their digits,
-  other objects to their ``str()``. Refused: cycles, nesting deeper than ``MAX_METADATA_DEPTH``,
-  bytes that are not UTF-8, keys that are not strings or ints, lone surrogates.
-
->>> check_wire_text("query", "caf\\u00e9")
-'café'
->>> jsonable_metadata({"when": _dt.date(2024, 5, 1), "tags": ("a", "b")}, "metadata")
-{'when': '2024-05-01', 'tags': ['a', 'b']}
-"""
+"""The checks made before anything is sent (types, ranges, text UTF-8 can carry, labels, metadata
+JSON can carry, the request's size): each refuses with an ``InputError`` naming the field, the
+limit and what to do, never echoing a value that may be a secret (a type name instead)."""
 
 from __future__ import annotations
 
@@ -59,8 +41,8 @@ def _first_surrogate(text: str) -> re.Match[str] | None:
 
 
 def check_wire_text(field: str, text: object) -> str:
-    """``text`` if it is a string UTF-8 can encode, else an ``InputError`` naming ``field`` and
-    the position of the first lone surrogate."""
+    """``text`` if it is a string UTF-8 can encode: no lone surrogate (half of a UTF-16 pair,
+    which protobuf cannot send)."""
     if not isinstance(text, str):
         raise InputError(f"{field} must be a string, got {type(text).__name__}", field=field)
     found = _first_surrogate(text)
@@ -77,11 +59,8 @@ def check_wire_text(field: str, text: object) -> str:
 def check_text(name: str, value: object, *, maximum: int | None = None) -> str:
     """``value`` if it is a sendable string of at most ``maximum`` characters."""
     if isinstance(value, str) and maximum is not None and len(value) > maximum:
-        raise InputError(
-            f"{name} has {len(value)} characters; the API accepts at most {maximum}: shorten it",
-            field=name,
-            limit=maximum,
-        )
+        problem = f"has {len(value)} characters; the API accepts at most {maximum}: shorten it"
+        raise InputError(f"{name} {problem}", field=name, limit=maximum)
     return check_wire_text(name, value)
 
 
@@ -95,27 +74,21 @@ def check_query(query: object, *, maximum: int | None = None) -> str:
 def check_count(name: str, value: object, *, minimum: int, maximum: int | None = None) -> int:
     """``value`` if it is an int within ``[minimum, maximum]``, else an ``InputError``."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(
-            f"{name} must be an integer, got {type(value).__name__}", field=name, limit=maximum
-        )
-    if value < minimum or (maximum is not None and value > maximum):
+        problem = f"an integer, got {type(value).__name__}"
+    elif value < minimum or (maximum is not None and value > maximum):
         bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
-        raise InputError(f"{name} must be {bounds}, got {value}", field=name, limit=maximum)
-    return value
+        problem = f"{bounds}, got {value}"
+    else:
+        return value
+    raise InputError(f"{name} must be {problem}", field=name, limit=maximum)
 
 
 def check_fraction(name: str, value: object) -> float:
     """``value`` if it is a number in [0, 1] (a threshold or a score), else an ``InputError``."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or math.isnan(value)
-        or not 0.0 <= value <= 1.0
-    ):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         shown = value if isinstance(value, int | float) else type(value).__name__
-        raise InputError(
-            f"{name} must be a number between 0 and 1, got {shown}", field=name, limit="[0, 1]"
-        )
+        problem = f"must be a number between 0 and 1, got {shown}"
+        raise InputError(f"{name} {problem}", field=name, limit="[0, 1]")
     return float(value)
 
 
@@ -123,9 +96,8 @@ def check_choice(name: str, value: object, choices: tuple[object, ...]) -> None:
     """An ``InputError`` naming ``name`` and the choices unless ``value`` is one of them."""
     if value not in choices:
         shown = repr(value) if isinstance(value, str | int | type(None)) else type(value).__name__
-        raise InputError(
-            f"{name} must be one of {', '.join(map(repr, choices))}, got {shown}", field=name
-        )
+        problem = f"must be one of {', '.join(map(repr, choices))}, got {shown}"
+        raise InputError(f"{name} {problem}", field=name)
 
 
 def check_request_size(operation: str, message: Message) -> None:
@@ -147,31 +119,24 @@ _EXPECTED = {bool: "True or False", int: "an integer", float: "a finite number",
 _DECLARED: dict[type, tuple[tuple[str, type, bool], ...]] = {}
 
 
-def _basic_kind(hint: Any) -> tuple[type, bool] | None:
-    """``(kind, optional)`` when ``hint`` is a basic type or its ``| None`` form."""
-    if hint in _BASIC:
-        return hint, False
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        rest = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        if len(rest) == 1 and rest[0] in _BASIC:
-            return rest[0], True
-    return None
-
-
 def _declared(cls: type) -> tuple[tuple[str, type, bool], ...]:
-    found = _DECLARED.get(cls)
-    if found is None:
-        hints = typing.get_type_hints(cls)
-        found = _DECLARED[cls] = tuple(
-            (f.name, *kind)
-            for f in dataclasses.fields(cls)
-            if (kind := _basic_kind(hints[f.name])) is not None
-        )
-    return found
+    """(name, kind, optional) of each field of ``cls`` declared ``kind`` or ``kind | None``."""
+    if cls not in _DECLARED:
+        hints, fields = typing.get_type_hints(cls), []
+        for field in dataclasses.fields(cls):
+            hint = hints[field.name]
+            if typing.get_origin(hint) in (typing.Union, types.UnionType):
+                rest = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+                if len(rest) == 1 and rest[0] in _BASIC:
+                    fields.append((field.name, rest[0], True))
+            elif hint in _BASIC:
+                fields.append((field.name, hint, False))
+        _DECLARED[cls] = tuple(fields)
+    return _DECLARED[cls]
 
 
 def _has_kind(value: object, kind: type) -> bool:
-    if kind is bool or isinstance(value, bool):
+    if kind is bool or isinstance(value, bool):  # a bool is not an int
         return kind is bool and isinstance(value, bool)
     if kind is float:
         return isinstance(value, int | float) and math.isfinite(value)
@@ -179,9 +144,8 @@ def _has_kind(value: object, kind: type) -> bool:
 
 
 def check_fields(record: object) -> None:
-    """An ``InputError`` naming ``Spec.field``, the type expected and the type given (never the
-    value) for the first basic-typed field of dataclass ``record`` that holds another type (or
-    a non-finite float, or a string with a lone surrogate)."""
+    """Each ``bool``, ``int``, ``float`` or ``str`` field of dataclass ``record`` (or its
+    ``| None`` form) holds that type: no bool for an int, a finite float, a sendable string."""
     cls = type(record)
     for name, kind, optional in _declared(cls):
         value = getattr(record, name)
@@ -201,60 +165,49 @@ def _label_char(char: str) -> bool:
 
 
 def check_user_labels(labels: object) -> Mapping[str, str]:
-    """A read-only copy of ``labels`` if they meet Google's label rules, else an ``InputError``
-    naming ``user_labels``, the label and the rule it breaks.
-
-    >>> dict(check_user_labels({"env": "prod", "équipe": ""}))
-    {'env': 'prod', 'équipe': ''}
-    """
+    """A read-only copy of ``labels`` if they meet Google's label rules (international
+    characters allowed), else an ``InputError`` naming ``user_labels``, the label and the rule
+    it breaks."""
+    field = "user_labels"
     if not isinstance(labels, Mapping):
-        raise InputError(
-            f"user_labels must be a mapping of str to str, got {type(labels).__name__}",
-            field="user_labels",
-        )
+        shown = type(labels).__name__
+        raise InputError(f"user_labels must be a mapping of str to str, got {shown}", field=field)
     if len(labels) > MAX_USER_LABELS:
-        raise InputError(
-            f"user_labels has {len(labels)} labels; at most {MAX_USER_LABELS} are allowed",
-            field="user_labels",
-            limit=MAX_USER_LABELS,
-        )
+        problem = f"has {len(labels)} labels; at most {MAX_USER_LABELS} are allowed"
+        raise InputError(f"user_labels {problem}", field=field, limit=MAX_USER_LABELS)
     for key, value in labels.items():
         if not isinstance(key, str) or not isinstance(value, str):
+            shown = f"{type(key).__name__} -> {type(value).__name__}"
             raise InputError(
-                "user_labels: keys and values must be strings, got "
-                f"{type(key).__name__} -> {type(value).__name__}",
-                field="user_labels",
+                f"user_labels: keys and values must be strings, got {shown}", field=field
             )
-        problem = None
         if not 1 <= len(key) <= MAX_LABEL_CHARS or len(value) > MAX_LABEL_CHARS:
             problem = f"a key has 1 to {MAX_LABEL_CHARS} characters, a value at most as many"
         elif not (key[0].isalpha() and not key[0].isupper()):
             problem = "a key starts with a lowercase letter or an international character"
         elif not all(map(_label_char, key + value)):
             problem = "use lowercase letters, digits, '_' and '-' (international ones too)"
-        if problem is not None:
-            raise InputError(
-                f"user_labels: the label {key[: MAX_LABEL_CHARS + 1]!r} breaks Google's label "
-                f"rules: {problem}",
-                field="user_labels",
-                limit=MAX_LABEL_CHARS,
-            )
+        else:
+            continue
+        label = key[: MAX_LABEL_CHARS + 1]
+        raise InputError(
+            f"user_labels: the label {label!r} breaks Google's label rules: {problem}",
+            field=field,
+            limit=MAX_LABEL_CHARS,
+        )
     return MappingProxyType(dict(labels))
 
 
 def jsonable_metadata(value: Any, path: str) -> Any:
-    """``value`` as JSON types (see the module docstring); ``path`` names it in errors, e.g.
-    ``sources[3].metadata``."""
+    """``value`` as JSON types (``path`` names it in errors): tuples, sets (sorted) and arrays
+    (``dtype`` and ``tolist()``) as lists, datetimes in ISO 8601, UTF-8 bytes as text, NaN and
+    infinities as ``None``, int keys as digits, other objects as their ``str()``. Refused: cycles,
+    nesting over ``MAX_METADATA_DEPTH``, other bytes and keys, lone surrogates."""
     return _Walk(path).convert(value, 0)
 
 
-# Types whose values are JSON as they are (str, dict and list need a look inside).
-_PLAIN = frozenset({int, bool, type(None)})
-
-
 class _Walk:
-    """One conversion: the containers being converted (to find cycles) and the keys that lead
-    to the value at hand (an error names it; the path is only built then)."""
+    """One conversion: the containers open (cycles) and the keys to the value at hand."""
 
     def __init__(self, root: str) -> None:
         self.root = root
@@ -282,18 +235,16 @@ class _Walk:
         # The common types first, by identity: this runs for every value of every source.
         if kind is str:
             return value if value.isascii() else self.text(value)
-        if kind in _PLAIN:
+        if kind is int or kind is bool or value is None:
             return value
-        if kind is float:
-            return value if math.isfinite(value) else None
         if kind is dict or kind is list:
             return self.container(value, depth)
-        if isinstance(value, bool | int | type(None)):
-            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, float):
             return value if math.isfinite(value) else None
+        if isinstance(value, int):
+            return value
         if isinstance(value, _dt.datetime | _dt.date | _dt.time):
             return value.isoformat()
         if isinstance(value, bytes | bytearray):

@@ -1,27 +1,10 @@
-"""Connections: Google's clients for one API, built once and reused, against Google Cloud or a
-local emulator, with the project and the per-call timeout and retry.
+"""Connections: Google's clients for one API, built once, with the per-call timeout and retry.
 
-``DiscoveryEngineConnection`` serves Discovery Engine's clients (Search, GroundedGeneration,
-ConversationalSearch, Session, Rank, sync and async); ``DeveloperKnowledgeConnection`` the
-Developer Knowledge client. The target is picked in this order (as Google's Firestore client
-does):
-
-1. an emulator address, given as ``emulator_host=`` or read once from
-   ``$DISCOVERYENGINE_EMULATOR_HOST`` / ``$DEVELOPERKNOWLEDGE_EMULATOR_HOST``: an insecure gRPC
-   channel with the message-size limits lifted, anonymous credentials;
-2. ``client_options.api_endpoint`` if the caller set it;
-3. Google's endpoint: for Discovery Engine the regional one
-   (``{location}-discoveryengine.googleapis.com``) for ``us`` and ``eu``.
-
-A call that finds the emulator UNAVAILABLE while its channel cannot connect within
-``EMULATOR_CONNECT_TIMEOUT`` seconds fails at once with ``ServiceUnavailableError`` naming the
-address, instead of being retried until the retry deadline; an UNAVAILABLE the emulator itself
-sends is retried like Google's. Async clients are built per event loop (a ``grpc.aio`` channel
-belongs to the loop that made it).
-
-Pickles and copies of a connection hold its settings, never what was built from them: the copy
-builds its own channel and clients at its first call. A pickle holds the credentials and client
-options as given, an API key or a service account's key too (the repr never shows them).
+Calls go (as Google's Firestore client picks) to an emulator given as ``emulator_host=`` or read
+once from ``$DISCOVERYENGINE_EMULATOR_HOST`` / ``$DEVELOPERKNOWLEDGE_EMULATOR_HOST`` (insecure
+gRPC, anonymous credentials), else to ``client_options.api_endpoint``, else to Google's (regional
+in ``us`` and ``eu``). Pickles and copies hold the settings (credentials and client options as
+given; the repr never shows them) and build their own clients.
 
 >>> connection = DiscoveryEngineConnection(project_id="p", emulator_host="localhost:8123")
 >>> connection.target(data_store_id="docs").serving_config_path  # doctest: +ELLIPSIS
@@ -40,7 +23,7 @@ import pickle
 import threading
 import weakref
 from collections.abc import Mapping
-from typing import Any, ClassVar, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, TypedDict, TypeVar, cast
 
 import grpc
 from google.api_core import exceptions as core_exceptions
@@ -70,6 +53,9 @@ from ._settings import (
     resolve_project,
 )
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 logger = logging.getLogger(__name__)
 
 ClientT = TypeVar("ClientT")
@@ -78,14 +64,14 @@ ClientOptionsArg = ClientOptions | Mapping[str, Any] | None
 # A channel built by hand lacks the defaults Google's transports set: lift the size limits.
 # Reconnecting to a loopback server is cheap: retry at least every second, so that a restarted
 # emulator is found within EMULATOR_CONNECT_TIMEOUT (gRPC's backoff grows to two minutes).
-_CHANNEL_OPTIONS = (
+_OPTIONS = (
     ("grpc.max_send_message_length", -1),
     ("grpc.max_receive_message_length", -1),
     ("grpc.initial_reconnect_backoff_ms", 200),
     ("grpc.max_reconnect_backoff_ms", 1000),
 )
 
-# What to do when a setting cannot be pickled (``_Clients.check_picklable``).
+# What to do when a setting cannot be pickled (``check_picklable``).
 _UNPICKLABLE = {
     "credentials": "give credentials that pickle (google-auth's service account, user and "
     "Compute Engine credentials do), or leave credentials out so that each process finds "
@@ -95,110 +81,68 @@ _UNPICKLABLE = {
 }
 
 
-def _no_emulator(host: str, method: str | bytes, error: grpc.RpcError) -> ServiceUnavailableError:
-    """The error of a call no emulator answered; its cause is Google's ``ServiceUnavailable``
-    for the gRPC error, as for every ``ServiceError`` (see ``errors``)."""
-    # grpc gives the method as "/package.Service/Method" (bytes on grpc.aio channels).
-    name = method.decode() if isinstance(method, bytes) else method
-    env_var = (
-        DEVELOPERKNOWLEDGE_EMULATOR_HOST
-        if name.startswith("/google.developers.knowledge.")
-        else DISCOVERYENGINE_EMULATOR_HOST
-    )
-    return ServiceUnavailableError(
-        f"no emulator answers on {host} ({name.rpartition('/')[2]}: nothing accepted a "
-        f"connection within {EMULATOR_CONNECT_TIMEOUT:g} s): start one with `grounding serve` "
-        "(or `grounding_emulator.EmulatorServer` in Python) and give its address, or drop "
-        f"emulator_host / --emulator-host and unset ${env_var} to use Google Cloud",
-        cause=core_exceptions.from_grpc_error(error),  # type: ignore[no-untyped-call]
-    )
-
-
-class _RefusedConnection(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
-    """On a sync emulator channel: an UNAVAILABLE call whose channel cannot connect fails for
-    good (``ServiceUnavailableError``, which no retry policy retries)."""
+class _Guard:
+    channel: Any = None  # set right after the channel is built
 
     def __init__(self, host: str) -> None:
         self.host = host
-        self.channel: grpc.Channel | None = None
 
-    def _connects(self) -> bool:
-        ready = grpc.channel_ready_future(self.channel)
-        try:
-            ready.result(timeout=EMULATOR_CONNECT_TIMEOUT)
-        except grpc.FutureTimeoutError:
-            return False
-        finally:
-            ready.cancel()
-        return True
+    def refuse(self, method: str | bytes, error: grpc.RpcError) -> NoReturn:
+        # grpc gives the method as "/package.Service/Method" (bytes on grpc.aio channels).
+        name = method.decode() if isinstance(method, bytes) else method
+        developer = name.startswith("/google.developers.knowledge.")
+        env_var = DEVELOPERKNOWLEDGE_EMULATOR_HOST if developer else DISCOVERYENGINE_EMULATOR_HOST
+        cause = core_exceptions.from_grpc_error(error)  # type: ignore[no-untyped-call]
+        raise ServiceUnavailableError(
+            f"no emulator answers on {self.host} ({name.rpartition('/')[2]}: nothing accepted a "
+            f"connection within {EMULATOR_CONNECT_TIMEOUT:g} s): start one with `grounding "
+            "serve` (or `grounding_emulator.EmulatorServer` in Python) and give its address, or "
+            f"drop emulator_host / --emulator-host and unset ${env_var} to use Google Cloud",
+            cause=cause,
+        ) from cause
 
-    def intercept_unary_unary(
-        self, continuation: Any, client_call_details: Any, request: Any
-    ) -> Any:
-        outcome = continuation(client_call_details, request)
-        if outcome.code() is grpc.StatusCode.UNAVAILABLE and not self._connects():
-            error = _no_emulator(self.host, client_call_details.method, outcome)
-            raise error from error.cause
+
+class _RefusedConnection(_Guard, grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        outcome = continuation(details, request)
+        if outcome.code() is grpc.StatusCode.UNAVAILABLE:
+            ready = grpc.channel_ready_future(self.channel)
+            try:
+                ready.result(timeout=EMULATOR_CONNECT_TIMEOUT)
+            except grpc.FutureTimeoutError:
+                self.refuse(details.method, outcome)
+            finally:
+                ready.cancel()
         return outcome
 
 
-class _AsyncRefusedConnection(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
-    """``_RefusedConnection`` on a ``grpc.aio`` channel (waits with ``channel_ready``)."""
-
-    def __init__(self, host: str) -> None:
-        self.host = host
-        self.channel: grpc.aio.Channel | None = None
-
-    async def _connects(self) -> bool:
-        assert self.channel is not None  # set right after the channel is built
-        try:
-            await asyncio.wait_for(self.channel.channel_ready(), EMULATOR_CONNECT_TIMEOUT)
-        except asyncio.TimeoutError:
-            return False
-        return True
-
-    async def intercept_unary_unary(
-        self, continuation: Any, client_call_details: Any, request: Any
-    ) -> Any:
-        call = await continuation(client_call_details, request)
-        if await call.code() is grpc.StatusCode.UNAVAILABLE and not await self._connects():
+class _AsyncRefusedConnection(_Guard, grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        call = await continuation(details, request)
+        if await call.code() is grpc.StatusCode.UNAVAILABLE:
             try:
-                await call  # raises the call's AioRpcError, to chain it
-            except grpc.RpcError as exc:
-                error = _no_emulator(self.host, client_call_details.method, exc)
-                raise error from error.cause
+                await asyncio.wait_for(self.channel.channel_ready(), EMULATOR_CONNECT_TIMEOUT)
+            except asyncio.TimeoutError:
+                try:
+                    await call  # raises the call's AioRpcError, to chain it
+                except grpc.RpcError as exc:
+                    self.refuse(details.method, exc)
         return call
 
 
 def emulator_channel(host: str, *, asynchronous: bool) -> Any:
     """An insecure ``grpc`` (or ``grpc.aio``) channel to ``host`` with no message-size limits,
-    on which a refused connection fails at once (see the module docstring)."""
+    on which an UNAVAILABLE call whose channel cannot connect within ``EMULATOR_CONNECT_TIMEOUT``
+    fails for good (``ServiceUnavailableError``, never retried) instead of being retried until
+    the deadline; an UNAVAILABLE the emulator sends is retried."""
+    guard: _Guard
     if asynchronous:
-        aio_guard = _AsyncRefusedConnection(host)
-        aio_channel = grpc.aio.insecure_channel(
-            host, options=_CHANNEL_OPTIONS, interceptors=[aio_guard]
-        )
-        aio_guard.channel = aio_channel
-        return aio_channel
+        guard = _AsyncRefusedConnection(host)
+        guard.channel = grpc.aio.insecure_channel(host, options=_OPTIONS, interceptors=[guard])
+        return guard.channel
     guard = _RefusedConnection(host)
-    guard.channel = grpc.insecure_channel(host, options=_CHANNEL_OPTIONS)
+    guard.channel = grpc.insecure_channel(host, options=_OPTIONS)
     return grpc.intercept_channel(guard.channel, guard)
-
-
-def _client_options(value: ClientOptionsArg) -> ClientOptions:
-    if value is None or isinstance(value, ClientOptions):
-        return value or ClientOptions()
-    if isinstance(value, Mapping):
-        try:
-            return ClientOptions(**value)
-        except TypeError as exc:
-            raise ConfigurationError(
-                f"client_options has an unknown key ({exc}); see "
-                "google.api_core.client_options.ClientOptions for the accepted keys"
-            ) from exc
-    raise ConfigurationError(
-        f"client_options must be a ClientOptions or a dict, got {type(value).__name__}"
-    )
 
 
 class DeveloperKnowledgeConnectionArgs(TypedDict, total=False):
@@ -212,21 +156,14 @@ class DeveloperKnowledgeConnectionArgs(TypedDict, total=False):
 
 
 class DiscoveryEngineConnectionArgs(DeveloperKnowledgeConnectionArgs, total=False):
-    """The keyword arguments of ``DiscoveryEngineConnection``: the Developer Knowledge ones, a
-    project and a location."""
+    """The keyword arguments of ``DiscoveryEngineConnection`` (any may be left out)."""
 
     project_id: str | None
     location: str
 
 
-class _LoopClients:
-    """The async clients of one event loop, and their shared emulator channel."""
-
-    __slots__ = ("channel", "clients")
-
-    def __init__(self, channel: Any) -> None:
-        self.channel = channel
-        self.clients: dict[type, Any] = {}
+# What a connection builds from its settings (``_Connection._unbuilt``): never pickled or copied.
+_BUILT = frozenset({"_lock", "_sync", "_sync_channel", "_async"})
 
 
 class _Connection:
@@ -234,28 +171,36 @@ class _Connection:
 
     emulator_env_var: ClassVar[str]
     default_endpoint: ClassVar[str]
-    _settings: ClassVar[tuple[str, ...]] = (
-        "location",
-        "emulator_host",
-        "call_options",
-        "_credentials",
-        "_client_options",
-    )
+    location = DEFAULT_LOCATION
 
     def __init__(
         self,
-        location: str,
-        emulator_host: str | None,
-        credentials: Credentials | None,
-        client_options: ClientOptionsArg,
-        timeout: float,
-        retry: RetryPolicy | None,
+        *,
+        emulator_host: str | None = None,
+        credentials: Credentials | None = None,
+        client_options: ClientOptionsArg = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
     ) -> None:
-        self.location = location
         self.call_options = CallOptions(timeout=timeout, retry=retry)
-        self.emulator_host = self._emulator_host(emulator_host)
+        source = "emulator_host" if emulator_host else f"${self.emulator_env_var}"
+        given = emulator_host or os.environ.get(self.emulator_env_var)
+        self.emulator_host = emulator_address(given, source) if given else None
         self._credentials = credentials
-        self._client_options = _client_options(client_options)
+        if isinstance(client_options, Mapping):
+            try:
+                client_options = ClientOptions(**client_options)
+            except TypeError as exc:
+                raise ConfigurationError(
+                    f"client_options has an unknown key ({exc}); see "
+                    "google.api_core.client_options.ClientOptions for the accepted keys"
+                ) from exc
+        elif not isinstance(client_options, ClientOptions | None):
+            raise ConfigurationError(
+                "client_options must be a ClientOptions or a dict, got "
+                + type(client_options).__name__
+            )
+        self._client_options = client_options or ClientOptions()
         self._unbuilt()
         if self.emulator_host is not None and self._client_options.api_endpoint:
             raise ConfigurationError(
@@ -264,21 +209,17 @@ class _Connection:
             )
 
     def _unbuilt(self) -> None:
-        """No client built yet (each is built at its first use)."""
         self._lock = threading.Lock()
         self._sync: dict[type, Any] = {}
         self._sync_channel: Any = None
-        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients] = (
-            weakref.WeakKeyDictionary()
-        )
+        # Per event loop (a grpc.aio channel belongs to its loop): its emulator channel, clients.
+        self._async: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
     def check_picklable(self) -> None:
         """Raise ``ConfigurationError`` naming ``credentials`` (or ``client_options``) when
         what this connection was given cannot be pickled, and what to do."""
-        for name, value in (
-            ("credentials", self._credentials),
-            ("client_options", self._client_options),
-        ):
+        for name in _UNPICKLABLE:
+            value = getattr(self, f"_{name}")
             try:
                 pickle.dumps(value)
             except Exception as exc:  # TypeError, PicklingError, AttributeError, ...
@@ -288,34 +229,19 @@ class _Connection:
                 ) from exc
 
     def __getstate__(self) -> dict[str, Any]:
-        """The settings, never what was built from them (see the module docstring)."""
         self.check_picklable()
-        return {name: getattr(self, name) for name in self._settings}
+        return {name: value for name, value in vars(self).items() if name not in _BUILT}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._unbuilt()
 
-    @classmethod
-    def _emulator_host(cls, given: str | None) -> str | None:
-        """``HOST:PORT`` of the emulator given, else of ``$<API>_EMULATOR_HOST``, else None."""
-        if given:
-            return emulator_address(given, "emulator_host")
-        from_env = os.environ.get(cls.emulator_env_var)
-        if from_env:
-            return emulator_address(from_env, f"${cls.emulator_env_var}")
-        return None
-
     @property
     def endpoint(self) -> str:
         """Where calls go: the emulator address or the Google API endpoint."""
-        if self.emulator_host is not None:
-            return self.emulator_host
-        if self._client_options.api_endpoint:
-            return str(self._client_options.api_endpoint)
-        if self.location == DEFAULT_LOCATION:
-            return self.default_endpoint
-        return f"{self.location}-{self.default_endpoint}"
+        regional = "" if self.location == DEFAULT_LOCATION else f"{self.location}-"
+        given = self.emulator_host or self._client_options.api_endpoint
+        return str(given or regional + self.default_endpoint)
 
     @property
     def uses_emulator(self) -> bool:
@@ -326,60 +252,51 @@ class _Connection:
         # Never show credentials or client options (they may hold an API key).
         return f"{type(self).__name__}(endpoint={self.endpoint!r}, emulator={self.uses_emulator})"
 
-    def _build(self, client_cls: type[ClientT], *, asynchronous: bool, channel: Any) -> ClientT:
+    def _build(self, cls: Any, clients: dict[type, Any], channel: Any, asynchronous: bool) -> Any:
+        label = "grpc_asyncio" if asynchronous else "grpc"
         if channel is not None:
-            label = "grpc_asyncio" if asynchronous else "grpc"
-            transport = client_cls.get_transport_class(label)(  # type: ignore[attr-defined]
-                channel=channel,
-                credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
-            )
-            return client_cls(transport=transport)  # type: ignore[call-arg]
-        options = copy.copy(self._client_options)
-        options.api_endpoint = self.endpoint
-        kwargs: dict[str, Any] = {
-            "client_options": options,
-            "transport": "grpc_asyncio" if asynchronous else "grpc",
-        }
-        if self._credentials is not None:
-            kwargs["credentials"] = self._credentials
-        try:
-            return client_cls(**kwargs)
-        except DefaultCredentialsError as exc:
-            raise ConfigurationError(
-                f"no Google Cloud credentials for {self.endpoint}: run `gcloud auth "
-                "application-default login`, pass credentials=..., or use the emulator "
-                f"(emulator_host=... or ${self.emulator_env_var})"
-            ) from exc
+            anonymous = AnonymousCredentials()  # type: ignore[no-untyped-call]
+            transport = cls.get_transport_class(label)
+            client = cls(transport=transport(channel=channel, credentials=anonymous))
+        else:
+            options = copy.copy(self._client_options)
+            options.api_endpoint = self.endpoint
+            given = {} if self._credentials is None else {"credentials": self._credentials}
+            try:
+                client = cls(client_options=options, transport=label, **given)
+            except DefaultCredentialsError as exc:
+                raise ConfigurationError(
+                    f"no Google Cloud credentials for {self.endpoint}: run `gcloud auth "
+                    "application-default login`, pass credentials=..., or use the emulator "
+                    f"(emulator_host=... or ${self.emulator_env_var})"
+                ) from exc
+        clients[cls] = client
+        kind = "async " if asynchronous else ""
+        logger.debug("built %s%s for %s", kind, cls.__name__, self.endpoint)
+        return client
 
     def client(self, client_cls: type[ClientT]) -> ClientT:
         """The (cached) sync client of class ``client_cls``."""
         client = self._sync.get(client_cls)
-        if client is not None:
-            return cast(ClientT, client)
-        with self._lock:
-            client = self._sync.get(client_cls)
-            if client is None:
+        if client is None:
+            with self._lock:
                 if self.emulator_host is not None and self._sync_channel is None:
                     self._sync_channel = emulator_channel(self.emulator_host, asynchronous=False)
-                client = self._build(client_cls, asynchronous=False, channel=self._sync_channel)
-                self._sync[client_cls] = client
-                logger.debug("built %s for %s", client_cls.__name__, self.endpoint)
-        return client
+                client = self._sync.get(client_cls)
+                if client is None:
+                    client = self._build(client_cls, self._sync, self._sync_channel, False)
+        return cast(ClientT, client)
 
     def async_client(self, client_cls: type[ClientT]) -> ClientT:
         """The async client of class ``client_cls`` for the running event loop."""
         loop = asyncio.get_running_loop()
-        state = self._async.get(loop)
-        if state is None:
-            channel = None
-            if self.emulator_host is not None:
-                channel = emulator_channel(self.emulator_host, asynchronous=True)
-            state = self._async[loop] = _LoopClients(channel)
-        client = state.clients.get(client_cls)
+        if loop not in self._async:
+            host = self.emulator_host
+            self._async[loop] = (emulator_channel(host, asynchronous=True) if host else None, {})
+        channel, clients = self._async[loop]
+        client = clients.get(client_cls)
         if client is None:
-            client = self._build(client_cls, asynchronous=True, channel=state.channel)
-            state.clients[client_cls] = client
-            logger.debug("built async %s for %s", client_cls.__name__, self.endpoint)
+            client = self._build(client_cls, clients, channel, True)
         return cast(ClientT, client)
 
     def close(self) -> None:
@@ -387,50 +304,35 @@ class _Connection:
         with self._lock:
             clients, self._sync = self._sync, {}
             channel, self._sync_channel = self._sync_channel, None
-        if channel is not None:
-            channel.close()
-            return
-        for client in clients.values():
-            client.transport.close()
+        closing = [channel] if channel is not None else [c.transport for c in clients.values()]
+        for closable in closing:
+            closable.close()
 
     async def aclose(self) -> None:
         """Close the async clients' channels of the running event loop."""
-        state = self._async.pop(asyncio.get_running_loop(), None)
-        if state is None:
-            return
-        if state.channel is not None:
-            await state.channel.close()
-            return
-        for client in state.clients.values():
-            await client.transport.close()
+        channel, clients = self._async.pop(asyncio.get_running_loop(), (None, {}))
+        closing = [channel] if channel is not None else [c.transport for c in clients.values()]
+        for closable in closing:
+            await closable.close()
 
 
 class DiscoveryEngineConnection(_Connection):
-    """Discovery Engine (Vertex AI Search) clients for one project and location.
-
-    ``project_id`` defaults to ``$GOOGLE_CLOUD_PROJECT``, else the default credentials'
-    project (any project on the emulator); ``location`` is ``global``, ``us`` or ``eu``;
-    ``timeout`` (seconds per attempt) and ``retry`` (``None``: no retries) apply to every call.
-    A bad setting raises ``ConfigurationError`` here.
-    """
+    """Discovery Engine (Vertex AI Search) clients for one location (``global``, ``us`` or
+    ``eu``) and project (default: ``$GOOGLE_CLOUD_PROJECT``, else the default credentials', any
+    on the emulator); the other arguments are ``DeveloperKnowledgeConnection``'s."""
 
     emulator_env_var = DISCOVERYENGINE_EMULATOR_HOST
     default_endpoint = "discoveryengine.googleapis.com"
-    _settings = (*_Connection._settings, "project")
 
     def __init__(
         self,
         *,
         project_id: str | None = None,
         location: str = DEFAULT_LOCATION,
-        emulator_host: str | None = None,
-        credentials: Credentials | None = None,
-        client_options: ClientOptionsArg = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
+        **connection: Unpack[DeveloperKnowledgeConnectionArgs],
     ) -> None:
-        check_location(location)
-        super().__init__(location, emulator_host, credentials, client_options, timeout, retry)
+        self.location = check_location(location)
+        super().__init__(**connection)
         self.project = resolve_project(project_id, emulator=self.uses_emulator)
 
     def target(
@@ -464,21 +366,8 @@ class DiscoveryEngineConnection(_Connection):
 
 
 class DeveloperKnowledgeConnection(_Connection):
-    """Developer Knowledge API clients (the API has no locations and no projects in its
-    resource names); ``timeout`` and ``retry`` as ``DiscoveryEngineConnection``'s."""
+    """Developer Knowledge API clients. ``timeout`` (seconds per attempt) and ``retry``
+    (``None``: none) apply to every call; a bad setting raises ``ConfigurationError`` here."""
 
     emulator_env_var = DEVELOPERKNOWLEDGE_EMULATOR_HOST
     default_endpoint = "developerknowledge.googleapis.com"
-
-    def __init__(
-        self,
-        *,
-        emulator_host: str | None = None,
-        credentials: Credentials | None = None,
-        client_options: ClientOptionsArg = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = DEFAULT_RETRY,
-    ) -> None:
-        super().__init__(
-            DEFAULT_LOCATION, emulator_host, credentials, client_options, timeout, retry
-        )

@@ -1,14 +1,5 @@
-"""Reading Google's response messages: what the API modules share.
-
-Each API module converts its own responses into records; these are the parts they all need:
-struct values as plain ``dict``/``list`` values, optional fields and enum names, and UTF-8 byte
-spans turned into string spans. Functions take the raw protobuf message (``Type.pb(message)``),
-several times faster to read than the proto-plus wrapper.
-
-A span that lies outside the text or inside a character is repaired, with a warning in the
-log: to the claim's own text where the service sent it and it occurs in the answer, else
-outwards to the nearest character boundaries. A wrong slice is never returned silently.
-"""
+"""Reading Google's response messages: the parts every API module needs. Functions take the
+raw protobuf message (``Type.pb(message)``), several times faster than the proto-plus wrapper."""
 
 from __future__ import annotations
 
@@ -36,18 +27,14 @@ def json_value(value: struct_pb2.Value) -> Any:
     if kind == "string_value":
         return value.string_value
     if kind == "number_value":
-        number = value.number_value
         # Struct stores every number as a double; give integers back as int.
-        if number.is_integer() and abs(number) < 2**53:
-            return int(number)
-        return number
-    if kind == "bool_value":
-        return value.bool_value
+        number = value.number_value
+        return int(number) if number.is_integer() and abs(number) < 2**53 else number
     if kind == "struct_value":
         return struct_to_dict(value.struct_value)
     if kind == "list_value":
         return [json_value(v) for v in value.list_value.values]
-    return None
+    return value.bool_value if kind == "bool_value" else None
 
 
 def struct_to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
@@ -58,9 +45,7 @@ def struct_to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
 
 
 def struct_field(message: Any, field: str) -> dict[str, Any]:
-    if not message.HasField(field):
-        return NO_DATA
-    return struct_to_dict(getattr(message, field))
+    return struct_to_dict(getattr(message, field)) if message.HasField(field) else NO_DATA
 
 
 def optional(message: Any, field: str) -> Any:
@@ -68,10 +53,8 @@ def optional(message: Any, field: str) -> Any:
 
 
 def timestamp(message: Any, field: str) -> _dt.datetime | None:
-    if not message.HasField(field):
-        return None
-    stamp = getattr(message, field)
-    return stamp.ToDatetime(tzinfo=_dt.timezone.utc)  # type: ignore[no-any-return]
+    stamp, utc = optional(message, field), _dt.timezone.utc
+    return None if stamp is None else stamp.ToDatetime(tzinfo=utc)
 
 
 def enum_name(message: Any, field: str, number: int) -> str:
@@ -91,20 +74,13 @@ def content_digest(content: str) -> str:
 
 
 def chunk_from_developer_knowledge(chunk: Any) -> SourceChunk:
-    """A Developer Knowledge ``DocumentChunk`` (raw pb) as a record.
-
-    Its name is ``{parent}/chunks/{id}``. Answer references carry no chunk id ("The
-    ``document_chunk.id`` field is not set", ``Answer.DocumentReference``): there it is
-    ``{parent}#{digest}``, the digest of the chunk's content, so that two chunks of one
-    document have two names, and a chunk the same name in every answer that cites it.
-    """
+    """A Developer Knowledge ``DocumentChunk`` as a record named ``{parent}/chunks/{id}``, or
+    ``{parent}#{content digest}`` in answer references, which carry no chunk id ("The
+    ``document_chunk.id`` field is not set", ``Answer.DocumentReference``)."""
     document = chunk.document
-    if chunk.id:
-        name = f"{chunk.parent}/chunks/{chunk.id}"
-    else:
-        name = f"{chunk.parent}#{content_digest(chunk.content)}"
+    suffix = f"/chunks/{chunk.id}" if chunk.id else f"#{content_digest(chunk.content)}"
     return SourceChunk(
-        name=name,
+        name=chunk.parent + suffix,
         content=chunk.content,
         id=chunk.id,
         document_id=chunk.parent.removeprefix("documents/"),
@@ -119,7 +95,9 @@ def chunk_from_developer_knowledge(chunk: Any) -> SourceChunk:
 
 
 class Spans:
-    """Byte spans of one text -> string spans, repairing bad ones with a warning."""
+    """Byte spans of one text -> string spans. A span outside the text or inside a character
+    is repaired, with a warning in the log: to the claim's own text where the service sent it
+    and it occurs in the text, else outwards to the nearest character boundaries."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -143,28 +121,19 @@ class Spans:
                 logger.warning("%s: bytes [%d, %d) %s", what, byte_start, byte_end, problem)
                 return start, end
         start, end = self._repair(byte_start, byte_end, expected)
-        logger.warning(
-            "%s: the service sent bytes [%d, %d), which %s; using characters [%d, %d) instead",
-            what,
-            byte_start,
-            byte_end,
-            problem,
-            start,
-            end,
-        )
+        sent = f"{what}: the service sent bytes [{byte_start}, {byte_end})"
+        logger.warning("%s, which %s; using characters [%d, %d) instead", sent, problem, start, end)
         self._search_from = end
         return start, end
 
     def _repair(self, byte_start: int, byte_end: int, expected: str) -> tuple[int, int]:
-        if expected:
-            found = self.text.find(expected, self._search_from)
-            if found < 0:
-                found = self.text.find(expected)
-            if found >= 0:
-                return found, found + len(expected)
+        found = self.text.find(expected, self._search_from) if expected else -1
+        if expected and found < 0:
+            found = self.text.find(expected)
+        if found >= 0:
+            return found, found + len(expected)
         start = self.offsets.nearest_char(byte_start, round_up=False)
-        end = self.offsets.nearest_char(byte_end, round_up=True)
-        return start, max(start, end)
+        return start, max(start, self.offsets.nearest_char(byte_end, round_up=True))
 
     def bytes_of(self, start: int, end: int) -> tuple[int, int]:
         return self.offsets.byte_span(start, end)
@@ -176,20 +145,14 @@ def resolve(indices: Iterable[int], items: Sequence[Any], what: str) -> tuple[An
         if 0 <= index < len(items):
             resolved.append(items[index])
         else:
-            logger.warning(
-                "%s points at index %d, but only %d exist; left unresolved",
-                what,
-                index,
-                len(items),
-            )
+            left = "%s points at index %d, but only %d exist; left unresolved"
+            logger.warning(left, what, index, len(items))
     return tuple(resolved)
 
 
 def unique_names(references: Sequence[SourceChunk]) -> tuple[SourceChunk, ...]:
-    """``references`` with a name each that no other has. A unique name is kept (a chunk's
-    resource name, a document's); a name several share (two references to one document) gets
-    ``#`` and the content's digest, and one still shared (the same content twice) ``~2``,
-    ``~3``, ... on its later occurrences."""
+    """``references`` with names of their own: a shared name gets ``#`` and the content's
+    digest, and one still shared (the same content twice) ``~2``, ``~3``, ... after it."""
     counts = Counter(reference.name for reference in references)
     used = {name for name, count in counts.items() if count == 1}
     next_number: dict[str, int] = {}
@@ -231,17 +194,12 @@ def segments(
     spans = Spans(text)
     out = []
     for number, item in enumerate(items):
-        start, end = spans.span(item.start_index, item.end_index, what=f"{what}[{number}]")
+        where = f"{what}[{number}]"
+        start, end = spans.span(item.start_index, item.end_index, what=where)
         byte_start, byte_end = spans.bytes_of(start, end)
         refs = indices(item)
-        fields = {
-            "start": start,
-            "end": end,
-            "byte_start": byte_start,
-            "byte_end": byte_end,
-            "text": text[start:end],
-            "reference_indices": refs,
-            "references": resolve(refs, references, f"{what}[{number}].sources"),
-        }
+        fields: dict[str, Any] = dict(start=start, end=end, text=text[start:end])
+        fields.update(byte_start=byte_start, byte_end=byte_end, reference_indices=refs)
+        fields["references"] = resolve(refs, references, f"{where}.sources")
         out.append((item, fields))
     return out

@@ -1,25 +1,5 @@
-"""The errors grounding_core and the framework adapters raise, and the one mapping of Google's.
-
-Hierarchy::
-
-    GroundingError
-    ├── ConfigurationError        the target or connection settings are incomplete or contradictory
-    ├── InputError                a request breaks a documented API limit; nothing was sent
-    ├── OffsetError               a UTF-8 byte offset is outside the text or inside a character
-    ├── UngroundedAnswerError     the answer failed the grounding check (raised only on request)
-    └── ServiceError              a call to Google's service (or the emulator) failed
-        ├── InvalidRequestError       INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE, and
-        │                             RESOURCE_EXHAUSTED for a message over gRPC's size limit
-        ├── NotFoundError             NOT_FOUND
-        ├── PermissionDeniedError     PERMISSION_DENIED, UNAUTHENTICATED
-        ├── ServiceUnavailableError   UNAVAILABLE, RESOURCE_EXHAUSTED (quota), CANCELLED by the
-        │                             server (retries exhausted); INTERNAL (not retried)
-        └── DeadlineExceededError     DEADLINE_EXCEEDED, or the retry deadline ran out
-
-Every ``ServiceError`` chains the ``google.api_core.exceptions`` error that caused it
-(``raise ... from exc``) and keeps it in ``.cause``. The configuration and input errors also
-subclass ``ValueError`` so that code catching ``ValueError`` keeps working.
-"""
+"""The errors grounding_core and the framework adapters raise, and the one mapping of Google's
+(``service_error``): each ``ServiceError`` subclass names the gRPC codes it stands for."""
 
 from __future__ import annotations
 
@@ -31,24 +11,23 @@ from typing import Any
 
 from google.api_core import exceptions as core_exceptions
 
+
 class GroundingError(Exception):
-    """Base class of every error this project raises. Each pickles (an error raised in a
-    worker process reaches the parent) with its message and attributes."""
+    """Base class of every error this project raises; each pickles with its attributes (an
+    error raised in a worker process reaches the parent)."""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Exception's own rebuilds from the message alone, which misses keyword-only
-        # arguments (``field``, ``result``, ``cause``): build without __init__, then restore.
+        # Exception's own rebuilds from the message alone, losing the keyword-only arguments.
         return (type(self).__new__, (type(self), *self.args), self.__dict__)
 
 
 class ConfigurationError(GroundingError, ValueError):
     """The target or connection settings are incomplete or contradictory; ``field`` names the
-    setting and ``limit`` its limit where one applies (as ``InputError``'s do)."""
+    setting and ``limit`` its limit where one applies."""
 
     def __init__(self, message: str, *, field: str | None = None, limit: object = None) -> None:
         super().__init__(message)
-        self.field = field
-        self.limit = limit
+        self.field, self.limit = field, limit
 
     @classmethod
     def of(cls, error: InputError) -> ConfigurationError:
@@ -57,15 +36,12 @@ class ConfigurationError(GroundingError, ValueError):
 
 
 class InputError(GroundingError, ValueError):
-    """A request breaks a documented API limit; it was refused before any call was made.
-
-    ``field`` names the offending request field, ``limit`` the documented limit (if any).
-    """
+    """A request breaks a documented API limit; nothing was sent. ``field`` names the request
+    field, ``limit`` the documented limit (if any)."""
 
     def __init__(self, message: str, *, field: str, limit: object = None) -> None:
         super().__init__(message)
-        self.field = field
-        self.limit = limit
+        self.field, self.limit = field, limit
 
 
 class OffsetError(GroundingError, ValueError):
@@ -73,11 +49,8 @@ class OffsetError(GroundingError, ValueError):
 
 
 class UngroundedAnswerError(GroundingError):
-    """The answer's support score is below the required minimum.
-
-    Raised only when a caller asked for it (for example ``on_ungrounded="raise"``); the
-    grounding result that failed is attached as ``.result``.
-    """
+    """The answer's support score is below the required minimum (raised only on request, e.g.
+    ``on_ungrounded="raise"``); ``.result`` is the grounding result that failed."""
 
     def __init__(self, message: str, *, result: object) -> None:
         super().__init__(message)
@@ -92,9 +65,8 @@ class ServiceError(GroundingError):
         self.cause = cause
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # The cause's gRPC call (its ``response``, and in its ``errors``) belongs to this
-        # process and cannot be pickled: the cause goes without it (its message, code, details
-        # and error info kept).
+        # The cause's gRPC call (its response, and in its errors) cannot be pickled: the cause
+        # goes without it (its message, code, details and error info kept).
         cause = self.cause
         if isinstance(cause, core_exceptions.GoogleAPICallError):
             cause = copy.copy(cause)
@@ -105,23 +77,25 @@ class ServiceError(GroundingError):
 
 
 class InvalidRequestError(ServiceError, ValueError):
-    """The service refused the request as invalid (INVALID_ARGUMENT and kin)."""
+    """The service refused the request as invalid: INVALID_ARGUMENT, FAILED_PRECONDITION,
+    OUT_OF_RANGE, or RESOURCE_EXHAUSTED for a message over gRPC's size limit."""
 
 
 class NotFoundError(ServiceError):
-    """The data store, engine, serving config or document does not exist."""
+    """NOT_FOUND: the data store, engine, serving config or document does not exist."""
 
 
 class PermissionDeniedError(ServiceError):
-    """The credentials may not call this method on this resource."""
+    """PERMISSION_DENIED, UNAUTHENTICATED: the credentials may not call this method here."""
 
 
 class ServiceUnavailableError(ServiceError):
-    """The service stayed unavailable or overloaded until the retries gave up."""
+    """UNAVAILABLE, RESOURCE_EXHAUSTED (quota) or CANCELLED by the server until the retries
+    gave up; INTERNAL (not retried)."""
 
 
 class DeadlineExceededError(ServiceError):
-    """The call (with its retries) did not finish within its timeout."""
+    """DEADLINE_EXCEEDED, or the retry deadline ran out."""
 
 
 _E = core_exceptions
@@ -141,28 +115,25 @@ _MAPPING: tuple[tuple[type[BaseException], type[ServiceError], str], ...] = (
     (_E.Cancelled, ServiceUnavailableError, "the server cancelled the call; retry it later"),
 )
 
-# The texts of a message over a size limit: gRPC's own ("Received message larger than max
-# (20971520 vs. 16777216)", "Sent message larger than max (...)", RESOURCE_EXHAUSTED) and that
-# of Google's API front end ("Request payload size exceeds the limit: 10485760 bytes.",
-# INVALID_ARGUMENT). No retry can fix either: the same request is as large next time.
+# A message over a size limit, which no retry can fix: gRPC's RESOURCE_EXHAUSTED ("Received
+# message larger than max (20971520 vs. 16777216)", "Sent message ...") and the INVALID_ARGUMENT
+# of Google's API front end ("Request payload size exceeds the limit: 10485760 bytes.").
 _TOO_LARGE = re.compile(
     r"message larger than max \((?P<size>\d+) vs\. (?P<limit>\d+)\)"
     r"|Request payload size exceeds the limit: (?P<payload_limit>\d+) bytes"
 )
-_TOO_LARGE_HINT = "send fewer or smaller facts or metadata, or ask for fewer results per page"
 
 
 def message_too_large(exc: BaseException) -> tuple[int | None, int] | None:
-    """``(size or None, limit)`` in bytes when ``exc`` says a message is over a size limit
-    (gRPC's RESOURCE_EXHAUSTED or the API front end's INVALID_ARGUMENT), else ``None``."""
+    """``(size or None, limit)`` in bytes when ``exc`` says a message is over a size limit,
+    else ``None``."""
     if not isinstance(exc, core_exceptions.ResourceExhausted | core_exceptions.InvalidArgument):
         return None
     found = _TOO_LARGE.search(exc.message or "")
     if found is None:
         return None
-    if found["payload_limit"] is not None:
-        return None, int(found["payload_limit"])
-    return int(found["size"]), int(found["limit"])
+    size = found["size"]
+    return (int(size) if size else None), int(found["limit"] or found["payload_limit"])
 
 
 def _describe(exc: BaseException) -> str:
@@ -176,29 +147,27 @@ def _describe(exc: BaseException) -> str:
 
 def service_error(exc: BaseException, *, operation: str, resource: str) -> ServiceError:
     """The project error for a failed call, naming the operation, resource and cause."""
+    failed = f"{operation} on {resource} failed"
     too_large = message_too_large(exc)
     if too_large is not None:
         size, limit = too_large
         given = f" of {size:,} bytes" if size is not None else ""
         return InvalidRequestError(
-            f"{operation} on {resource} failed: a message{given} is larger than the {limit:,} "
-            f"bytes allowed ({_describe(exc)}): {_TOO_LARGE_HINT}",
+            f"{failed}: a message{given} is larger than the {limit:,} bytes allowed "
+            f"({_describe(exc)}): send fewer or smaller facts or metadata, or ask for fewer "
+            "results per page",
             cause=exc,
         )
     error_type, hint = next(
         ((error, hint) for google, error, hint in _MAPPING if isinstance(exc, google)),
         (ServiceError, "see the chained exception"),
     )
-    return error_type(f"{operation} on {resource} failed: {_describe(exc)} ({hint})", cause=exc)
+    return error_type(f"{failed}: {_describe(exc)} ({hint})", cause=exc)
 
 
 @contextlib.contextmanager
 def translate_errors(operation: str, resource: str) -> Iterator[None]:
-    """Turn ``google.api_core`` errors raised inside the block into ``ServiceError``s.
-
-    >>> with translate_errors("Search", serving_config):  # doctest: +SKIP
-    ...     client.search(request)
-    """
+    """Turn ``google.api_core`` errors raised inside the block into ``ServiceError``s."""
     try:
         yield
     except (core_exceptions.GoogleAPIError, core_exceptions.RetryError) as exc:

@@ -1,12 +1,5 @@
-"""UTF-8 byte offsets <-> Python string indices.
-
-Every offset Google's grounding APIs return (``Claim.start_pos/end_pos``,
-``Answer.Citation.start_index/end_index``, Developer Knowledge ``AnswerCitation``) counts UTF-8
-bytes, end exclusive; Python strings index by code point. ``Utf8Offsets`` is built once per text
-and converts any number of offsets either way. A byte offset beyond the text or inside a
-multi-byte character raises ``OffsetError``: a wrong slice is never returned silently.
-``nearest_char`` is the explicit, lossy alternative for callers that repair a bad server offset.
-"""
+"""UTF-8 byte offsets <-> Python string indices: every offset Google's grounding APIs return
+(``Claim.start_pos``, ``Citation.start_index``, ...) counts UTF-8 bytes, end exclusive."""
 
 from __future__ import annotations
 
@@ -28,7 +21,8 @@ def _width(char: str) -> int:
 
 
 class Utf8Offsets:
-    """Offset mapper for one text.
+    """Offset mapper for one text: an offset beyond it or inside a character raises
+    ``OffsetError``, never a wrong slice.
 
     >>> m = Utf8Offsets("né 世界")
     >>> m.to_char(4), m.to_byte(3)
@@ -43,19 +37,14 @@ class Utf8Offsets:
         self.text = text
         # _starts[i]: the byte offset where character i starts; _starts[len(text)] the length.
         # ASCII text (the common case) needs no table: a byte offset is a string index.
-        self._starts: list[int] | None = None
-        if text.isascii():
-            self.byte_length = len(text)
-        else:
-            self._starts = list(accumulate(map(_width, text), initial=0))
-            self.byte_length = self._starts[-1]
+        self._starts = None if text.isascii() else list(accumulate(map(_width, text), initial=0))
+        self.byte_length = len(text) if self._starts is None else self._starts[-1]
 
     def __repr__(self) -> str:
         return f"Utf8Offsets(chars={len(self.text)}, bytes={self.byte_length})"
 
     def to_char(self, byte_offset: int) -> int:
-        """The string index at UTF-8 byte offset ``byte_offset``; ``OffsetError`` when it is
-        negative, beyond the text or inside a multi-byte character."""
+        """The string index at UTF-8 byte offset ``byte_offset``."""
         if not 0 <= byte_offset <= self.byte_length:
             raise OffsetError(
                 f"byte offset {byte_offset} is outside the text (0..{self.byte_length} bytes, "
@@ -96,8 +85,8 @@ class Utf8Offsets:
 
     def nearest_char(self, byte_offset: int, *, round_up: bool) -> int:
         """The string index nearest to ``byte_offset``, clamped into the text: an offset inside
-        a character moves to its start (``round_up=False``) or past its end. Lossy by design:
-        use ``to_char`` unless repairing."""
+        a character moves to its start (``round_up=False``) or past its end. Lossy: for
+        repairing a bad server offset only."""
         byte_offset = min(max(byte_offset, 0), self.byte_length)
         if self._starts is None:
             return byte_offset

@@ -1,11 +1,5 @@
-"""Plain, typed, frozen records: what the framework adapters receive instead of protos.
-
-Spans come in two units: ``start``/``end`` are Python string indices (``text[start:end]`` is the
-claim or cited segment) and ``byte_start``/``byte_end`` the UTF-8 byte offsets the APIs use.
-Every record has ``to_dict()`` returning JSON-safe values. A grounding result and a grounded
-answer show themselves in a notebook (``_repr_html_``) and in ``rich.print``
-(``grounding_core.views``).
-"""
+"""Plain, typed, frozen records: what the framework adapters receive instead of protos. Spans
+are string indices (``start``/``end``) and the UTF-8 byte offsets the APIs use (``byte_*``)."""
 
 from __future__ import annotations
 
@@ -13,7 +7,7 @@ import dataclasses
 import datetime as _dt
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 
 def to_jsonable(value: Any) -> Any:
@@ -36,8 +30,7 @@ class _Record:
 
     def to_dict(self) -> dict[str, Any]:
         """The record as a dict of JSON-safe values."""
-        result: dict[str, Any] = to_jsonable(self)
-        return result
+        return cast("dict[str, Any]", to_jsonable(self))
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +68,8 @@ class AnnotationMetadata(_Record):
 
 @dataclass(frozen=True, slots=True)
 class SourceChunk(_Record):
-    """A retrieved chunk with every field the service returned.
-
-    Built from a Discovery Engine ``SearchResult`` (chunk or document mode), a Developer
-    Knowledge ``DocumentChunk``, or an answer's reference. ``name`` is unique: the chunk's
-    resource name (for Developer Knowledge, ``{parent}/chunks/{id}``).
-    """
+    """A retrieved chunk (a search result, a ``DocumentChunk``, an answer's reference) with every
+    field the service returned; ``name`` is unique (the chunk's resource name)."""
 
     name: str
     content: str
@@ -109,9 +98,8 @@ class SourceChunk(_Record):
 
 @dataclass(frozen=True, slots=True)
 class FacetValue(_Record):
-    """One value of a facet and how many matching documents have it: ``value`` for a text
-    facet, ``interval`` (its set bounds: ``minimum``, ``exclusive_minimum``, ``maximum``,
-    ``exclusive_maximum``) for a numerical one."""
+    """A facet value and how many matching documents have it: ``value`` (text) or ``interval``
+    (numbers: its set bounds of ``minimum``, ``maximum`` and their ``exclusive_`` forms)."""
 
     count: int
     value: str = ""
@@ -129,13 +117,9 @@ class SearchFacet(_Record):
 
 @dataclass(frozen=True, slots=True)
 class SearchResults(_Record):
-    """A Discovery Engine search: the results as ``SourceChunk`` records, and what the response
-    says of the search as a whole (from its first page).
-
-    ``total_size`` counts every match; ``corrected_query`` is the spell correction the service
-    found (searched with under ``spell_correction="auto"``); ``expanded_query`` and
-    ``pinned_result_count`` describe query expansion; ``facets`` the facet counts asked for.
-    """
+    """A Discovery Engine search: its results, and what its first page says of the whole
+    (``corrected_query``: the spell correction, searched with under ``spell_correction="auto"``;
+    ``expanded_query``, ``pinned_result_count``: the query expansion)."""
 
     chunks: tuple[SourceChunk, ...]
     total_size: int = 0
@@ -148,11 +132,8 @@ class SearchResults(_Record):
 
 @dataclass(frozen=True, slots=True)
 class GroundingSource(_Record):
-    """One source for a grounding check: its text and metadata (any JSON-like values).
-
-    The text becomes a fact; string metadata become the fact's attributes as they are, other
-    values are serialized as JSON.
-    """
+    """One source for a grounding check: its text becomes a fact, its metadata the fact's
+    attributes (strings as they are, other values as JSON)."""
 
     text: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
@@ -160,12 +141,8 @@ class GroundingSource(_Record):
 
 @dataclass(frozen=True, slots=True)
 class CitedChunk(_Record):
-    """A fact that the service cited for a claim.
-
-    ``source_index`` is the position of the cited source in the list given to the check (empty
-    sources are skipped when facts are built, so it can differ from ``fact_index``, the
-    position among the facts actually sent).
-    """
+    """A fact cited for a claim, by position among the sources given to the check
+    (``source_index``) and among the facts sent (``fact_index``: empty sources are not sent)."""
 
     text: str
     source_index: int | None
@@ -184,13 +161,8 @@ DEFAULT_MIN_SUPPORT_SCORE = 1.0
 
 @dataclass(frozen=True, slots=True)
 class Claim(_Record):
-    """One claim (a sentence) of a checked answer.
-
-    ``answer[claim.start:claim.end] == claim.text`` whenever the service returned a span.
-    ``citations`` are the cited chunks themselves, ``citation_indices`` their positions in
-    ``GroundingResult.cited_chunks``. ``grounding_check_required=False`` means the service
-    did no check (greetings, connectives) and returns no citations.
-    """
+    """One claim (a sentence) of a checked answer (``answer[start:end] == text``), cited by
+    ``GroundingResult.cited_chunks[i]`` for each of ``citation_indices``."""
 
     text: str
     start: int | None = None
@@ -204,7 +176,8 @@ class Claim(_Record):
 
     @property
     def status(self) -> ClaimStatus:
-        """``supported`` when cited, ``unsupported`` when checked and uncited."""
+        """``supported`` when cited, ``unsupported`` when checked and uncited, ``not_checked``
+        when the service did no check (``grounding_check_required=False``: greetings...)."""
         if not self.grounding_check_required:
             return "not_checked"
         return "supported" if self.citation_indices else "unsupported"
@@ -218,11 +191,8 @@ class Claim(_Record):
 
 @dataclass(frozen=True, slots=True)
 class GroundingResult(_Record):
-    """The outcome of a grounding check of ``answer`` against a list of sources.
-
-    ``support_score`` (0..1) is the service's estimate of how much of the answer the sources
-    support; ``None`` when it sent none.
-    """
+    """A grounding check of ``answer``: ``support_score`` (0..1, ``None`` when the service sent
+    none) estimates how much of it the sources support."""
 
     answer: str
     support_score: float | None
@@ -241,12 +211,9 @@ class GroundingResult(_Record):
         return tuple(c for c in self.claims if c.grounding_check_required)
 
     def verdict(self, min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE) -> tuple[bool, str]:
-        """The pass mark, and why (as the views print it): an answer passes when its support
-        score reaches ``min_support_score``, or when every claim that needed a check is
-        supported (and at least one did). Google's support score comes from a model ("higher
-        the score, higher is the fraction of claims that are supported"), so an answer whose
-        every claim is cited need not score exactly 1.0; the default, 1.0, tolerates no
-        unsupported claim.
+        """The pass mark, and why: the support score reaches ``min_support_score``, or every
+        claim that needed a check (at least one) is supported: Google's score comes from a model
+        ("higher the score, higher is the fraction of claims that are supported").
 
         >>> fact = CitedChunk("Paris is the capital of France.", 0, 0)
         >>> cited = Claim("Paris is the capital.", citation_indices=(0,), citations=(fact,))
@@ -302,21 +269,14 @@ class GroundingSupport(_Record):
 
 
 EMPTY_ANSWER = "EMPTY_ANSWER"
-"""The skip reason of an answer that came back without text and without a reason of its own
-(the Developer Knowledge API's ``Answer`` has no skip-reason field)."""
+"""The skip reason of an answer without text or reason (Developer Knowledge sends no reason)."""
 
 
 @dataclass(frozen=True, slots=True)
 class GroundedAnswer(_Record):
-    """An answer from ``answerQuery`` (Discovery Engine or Developer Knowledge).
-
-    ``references`` are the sources as chunk records, each with a name no other reference of the
-    answer has; each citation carries its resolved references. ``skipped_reasons`` is non-empty
-    when the service declined to answer: its reasons, or ``EMPTY_ANSWER`` when it sent no text
-    and no reason.
-    ``session`` is the session's resource name when the query was asked in one (the new
-    session's when ``-`` was sent), ``turns`` the session's turns when the response carried them.
-    """
+    """An answer from ``answerQuery`` (Discovery Engine or Developer Knowledge): each of
+    ``references`` has a name of its own; ``skipped_reasons`` says why the service declined to
+    answer (``EMPTY_ANSWER``: no text, no reason); ``session`` names the session asked in."""
 
     answer_text: str
     citations: tuple[AnswerCitation, ...] = ()
@@ -336,8 +296,7 @@ class GroundedAnswer(_Record):
         return bool(self.skipped_reasons)
 
     def stream(self) -> Iterator[str | GroundedAnswer]:
-        """This answer in the shape of an answer stream: its text, then the record (what a
-        method that does not stream gives a streaming caller)."""
+        """This answer in the shape of an answer stream: its text, then the record."""
         if self.answer_text:
             yield self.answer_text
         yield self
@@ -355,8 +314,7 @@ class GroundedAnswer(_Record):
 
 @dataclass(frozen=True, slots=True)
 class Turn(_Record):
-    """One turn of a session: the user's query and the resource name of its answer
-    (``detailed_answer`` only when the session was read with its answer details)."""
+    """A session's turn: the query, its answer's name, the answer when read with details."""
 
     query: str = ""
     query_id: str = ""

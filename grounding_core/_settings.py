@@ -1,12 +1,5 @@
-"""What to talk to (resource names), how long to wait (retry and timeout), and where from
-(the project, the emulator): the settings every component shares, each default defined here.
-
-``DiscoveryEngineTarget`` names a data store or an engine and builds every resource name the
-calls need; its location is one of ``LOCATIONS``, the three that Google's "Vertex AI Search
-locations" page documents: ``global`` and the multi-regions ``us`` and ``eu``.
-``CallOptions`` holds the per-call timeout and retry policy: Google's clients set neither for
-Search, CheckGrounding and AnswerQuery, so this project does.
-"""
+"""The settings every component shares, each default defined here: what to talk to (resource
+names), how long to wait (retry and timeout), and where from (the project, the emulator)."""
 
 from __future__ import annotations
 
@@ -14,7 +7,7 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any
 
 import google.auth
 import google.auth.exceptions
@@ -34,18 +27,19 @@ GROUNDING_DATA_STORE = "GROUNDING_DATA_STORE"
 Google's; ``grounding serve`` prints the line that sets it)."""
 
 DEFAULT_LOCATION = "global"
-# The locations of the Discovery Engine APIs (Google's "Vertex AI Search locations" page).
+# The three locations Google's "Vertex AI Search locations" page documents.
 LOCATIONS = (DEFAULT_LOCATION, "us", "eu")
 DEFAULT_COLLECTION = "default_collection"
 DEFAULT_SERVING_CONFIG = "default_search"
 DEFAULT_GROUNDING_CONFIG = "default_grounding_config"
 DEFAULT_RANKING_CONFIG = "default_ranking_config"
-DEFAULT_BRANCH = "default_branch"
 # Seconds per attempt of every call (Google's clients set none for these methods).
 DEFAULT_TIMEOUT = 30.0
 # Seconds an emulator channel may take to connect after a call found it UNAVAILABLE before
 # the call fails for good (a stopped emulator is a setup error, not a transient one).
 EMULATOR_CONNECT_TIMEOUT = 3.0
+PROJECT_ENV_VARS = ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
+EMULATOR_PROJECT = "emulator-project"
 
 # Resource ids: letters, digits, '-', '_' (Discovery Engine allows up to 63 characters).
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,126}$")
@@ -54,85 +48,56 @@ _PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,126}$")
 _SERVING_CONFIG_NAME = re.compile(
     r"^projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
     r"(?:/collections/(?P<collection>[^/]+))?"
-    r"/(?P<kind>dataStores|engines)/(?P<parent>[^/]+)"
+    r"/(?:dataStores/(?P<data_store>[^/]+)|engines/(?P<engine>[^/]+))"
     r"/servingConfigs/(?P<serving_config>[^/]+)$"
 )
-_SESSION_NAME = re.compile(
-    r"^projects/[^/]+/locations/(?P<parent>[^/]+(?:/[^/]+)*)/sessions/[^/]+$"
-)
-
-
-def _check_id(field_name: str, value: str, example: str, pattern: re.Pattern[str] = _ID) -> None:
-    if not isinstance(value, str):
-        raise ConfigurationError(
-            f"{field_name} must be a string, got {type(value).__name__} (for example {example!r})"
-        )
-    if not value.strip():
-        raise ConfigurationError(
-            f"{field_name} is empty: give the {field_name} (for example {example!r})"
-        )
-    if not pattern.match(value):
-        raise ConfigurationError(
-            f"{field_name} {value!r} is not a valid resource id: use letters, digits, '-' and '_' "
-            f"only, up to 127 characters (for example {example!r})"
-        )
-
-
-# An emulator is plaintext gRPC: these schemes name it too (an https:// one would need TLS).
-_PLAINTEXT_SCHEMES = ("http://", "grpc://")
+_SESSION = re.compile(r"^projects/[^/]+/locations/(?P<parent>[^/]+(?:/[^/]+)*)/sessions/[^/]+$")
 _HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):(?P<port>[0-9]{1,5})$")
 
 
-def emulator_address(value: str, source: str = "emulator_host") -> str:
-    """The ``HOST:PORT`` of an emulator address as a user may write it (``source`` names the
-    setting in errors: ``emulator_host``, ``--emulator-host``, an environment variable).
-
-    ``http://`` and ``grpc://`` prefixes (and a trailing ``/``) are dropped; ``https://`` and
-    anything but ``HOST:PORT`` raise ``ConfigurationError`` saying what to write.
-
-    >>> emulator_address("http://127.0.0.1:8123/")
-    '127.0.0.1:8123'
-    >>> emulator_address("[::1]:8123")
-    '[::1]:8123'
-    """
+def _check_id(field_name: str, value: object, example: str, pattern: re.Pattern[str] = _ID) -> None:
     if not isinstance(value, str):
-        raise ConfigurationError(
-            f"{source} must be a string HOST:PORT (for example 127.0.0.1:8123), "
-            f"got {type(value).__name__}"
+        problem = f"must be a string, got {type(value).__name__}"
+    elif not value.strip():
+        problem = f"is empty: give the {field_name}"
+    elif not pattern.match(value):
+        problem = (
+            f"{value!r} is not a valid resource id: use letters, digits, '-' and '_' only, up "
+            "to 127 characters"
         )
-    address = value.strip()
-    if "@" in address:
-        # user:password@host: never echoed (the password is a secret); the emulator takes none.
-        raise ConfigurationError(
-            f"{source} has a user name or password (user:...@): the emulator takes none; write "
-            "HOST:PORT, for example 127.0.0.1:8123"
-        )
-    lowered = address.lower()
-    if lowered.startswith("https://"):
-        raise ConfigurationError(
-            f"{source} {value!r} uses https://, but the emulator speaks plaintext gRPC: write "
+    else:
+        return
+    raise ConfigurationError(f"{field_name} {problem} (for example {example!r})")
+
+
+def emulator_address(value: object, source: str = "emulator_host") -> str:
+    """The ``HOST:PORT`` of an emulator address as users write it (``source`` names it in
+    errors): ``http://``, ``grpc://`` and a trailing ``/`` dropped; ``https://`` refused."""
+    example = "for example 127.0.0.1:8123"
+    if not isinstance(value, str):
+        problem = f"must be a string HOST:PORT ({example}), got {type(value).__name__}"
+    elif "@" in value:  # user:password@host: never echoed; the emulator takes none
+        problem = "has a user name or password (user:...@): the emulator takes none; write "
+        problem += f"HOST:PORT, {example}"
+    elif (address := value.strip()).lower().startswith("https://"):
+        problem = (
+            f"{value!r} uses https://, but the emulator speaks plaintext gRPC: write "
             f"{address[len('https://') :].rstrip('/')!r} (or http://...)"
         )
-    for scheme in _PLAINTEXT_SCHEMES:
-        if lowered.startswith(scheme):
-            address = address[len(scheme) :]
-            break
-    address = address.removesuffix("/")
-    match = _HOST_PORT.match(address)
-    if match is None or not 0 < int(match["port"]) < 65536:
-        raise ConfigurationError(
-            f"{source} {value!r} is not HOST:PORT: write the address `grounding serve` prints, "
-            "for example 127.0.0.1:8123 (an http:// or grpc:// prefix is accepted)"
+    else:
+        address = re.sub("(?i)^(http|grpc)://", "", address).removesuffix("/")
+        match = _HOST_PORT.match(address)
+        if match is not None and 0 < int(match["port"]) < 65536:
+            return address
+        problem = (
+            f"{value!r} is not HOST:PORT: write the address `grounding serve` prints, {example} "
+            "(an http:// or grpc:// prefix is accepted)"
         )
-    return address
+    raise ConfigurationError(f"{source} {problem}")
 
 
 def check_location(location: str) -> str:
-    """``location`` if it is one of ``LOCATIONS``, else ``ConfigurationError`` naming them.
-
-    >>> check_location("eu")
-    'eu'
-    """
+    """``location`` if it is one of ``LOCATIONS``, else ``ConfigurationError`` naming them."""
     _check_id("location", location, DEFAULT_LOCATION)
     if location not in LOCATIONS:
         raise ConfigurationError(
@@ -148,9 +113,8 @@ def check_location(location: str) -> str:
 class DiscoveryEngineTarget:
     """A Discovery Engine (Vertex AI Search) data store or engine, and its serving config.
 
-    Exactly one of ``data_store`` and ``engine`` is required. ``collection=None`` selects the
-    collection-less data store form (``projects/p/locations/l/dataStores/d/...``) that the API
-    also accepts; engines always live in a collection.
+    Exactly one of ``data_store`` and ``engine`` is required; ``collection=None`` selects the
+    collection-less data store form the API also accepts (engines are always in a collection).
 
     >>> t = DiscoveryEngineTarget(project="my-project", data_store="docs")
     >>> t.serving_config_path
@@ -166,7 +130,6 @@ class DiscoveryEngineTarget:
     collection: str | None = DEFAULT_COLLECTION
     serving_config: str = DEFAULT_SERVING_CONFIG
     grounding_config: str = DEFAULT_GROUNDING_CONFIG
-    branch: str = DEFAULT_BRANCH
 
     def __post_init__(self) -> None:
         _check_id("project", self.project, "my-project", _PROJECT)
@@ -194,7 +157,6 @@ class DiscoveryEngineTarget:
             _check_id("collection", self.collection, DEFAULT_COLLECTION)
         _check_id("serving_config", self.serving_config, DEFAULT_SERVING_CONFIG)
         _check_id("grounding_config", self.grounding_config, DEFAULT_GROUNDING_CONFIG)
-        _check_id("branch", self.branch, DEFAULT_BRANCH)
 
     @classmethod
     def from_serving_config(cls, name: str) -> DiscoveryEngineTarget:
@@ -207,15 +169,7 @@ class DiscoveryEngineTarget:
                 "projects/{p}/locations/{l}/collections/{c}/engines/{e}/servingConfigs/{s} or "
                 "projects/{p}/locations/{l}/dataStores/{d}/servingConfigs/{s}"
             )
-        parts = match.groupdict()
-        kind = "data_store" if parts["kind"] == "dataStores" else "engine"
-        return cls(
-            project=parts["project"],
-            location=parts["location"],
-            collection=parts["collection"],
-            serving_config=parts["serving_config"],
-            **{kind: parts["parent"]},
-        )
+        return cls(**match.groupdict())
 
     def replace(self, **changes: object) -> DiscoveryEngineTarget:
         """A copy with some fields changed (validated again)."""
@@ -229,12 +183,9 @@ class DiscoveryEngineTarget:
     @property
     def parent_path(self) -> str:
         """The data store or engine resource name."""
-        base = self.location_path
-        if self.collection is not None:
-            base = f"{base}/collections/{self.collection}"
         if self.engine is not None:
-            return f"{base}/engines/{self.engine}"
-        return f"{base}/dataStores/{self.data_store}"
+            return f"{self.location_path}/collections/{self.collection}/engines/{self.engine}"
+        return self.data_store_path(str(self.data_store))
 
     def data_store_path(self, data_store: str) -> str:
         """``data_store`` as a full resource name: as given when it is one, else the data store
@@ -250,25 +201,16 @@ class DiscoveryEngineTarget:
         return f"{self.parent_path}/servingConfigs/{self.serving_config}"
 
     @property
-    def branch_path(self) -> str:
-        """The data store branch (documents live there); engines have none."""
-        if self.engine is not None:
-            raise ConfigurationError("an engine has no branch: branches belong to data stores")
-        return f"{self.parent_path}/branches/{self.branch}"
-
-    @property
     def grounding_config_path(self) -> str:
         """``projects/{p}/locations/{l}/groundingConfigs/{g}``, as CheckGrounding takes it."""
         return config_path(self.project, self.location, "grounding", self.grounding_config)
 
     def session_path(self, session: str = "-") -> str:
-        """A session of the engine or data store (Google names sessions under both): an id
-        (``-`` asks AnswerQuery to start a new one) or a session's resource name, as
-        ``AnswerQueryResponse.session.name`` gives it (whose project may be the number)."""
-        parent = self.parent_path.partition("/locations/")[2]
-        match = _SESSION_NAME.match(session)
+        """A session of the engine or data store: an id (``-``: a new one) or a session's name
+        as ``AnswerQueryResponse.session.name`` gives it (whose project may be the number)."""
+        match = _SESSION.match(session)
         if match is not None:
-            if match["parent"] != parent:
+            if match["parent"] != self.parent_path.partition("/locations/")[2]:
                 raise ConfigurationError(
                     f"session {session!r} is not a session of {self.parent_path}: continue it "
                     "with the engine or data store that created it"
@@ -281,11 +223,7 @@ class DiscoveryEngineTarget:
 
 def config_path(project: str, location: str, kind: str, config: str) -> str:
     """``projects/{project}/locations/{location}/{kind}Configs/{config}``, each part checked:
-    the grounding config CheckGrounding takes, the ranking config Rank takes.
-
-    >>> config_path("my-project", "global", "grounding", DEFAULT_GROUNDING_CONFIG)
-    'projects/my-project/locations/global/groundingConfigs/default_grounding_config'
-    """
+    the grounding config CheckGrounding takes, the ranking config Rank takes."""
     _check_id("project", project, "my-project", _PROJECT)
     check_location(location)
     _check_id(f"{kind}_config", config, f"default_{kind}_config")
@@ -295,32 +233,18 @@ def config_path(project: str, location: str, kind: str, config: str) -> str:
 def is_transient(exc: BaseException) -> bool:
     """Whether a failed attempt may succeed when tried again: what ``RetryPolicy`` retries.
 
-    Retried: ``UNAVAILABLE`` (the one code AIP-194, google.aip.dev/194, calls retryable, and the
-    only one Google's generated Discovery Engine clients retry where they retry at all),
-    ``CANCELLED`` from the server (a server that stops gracefully cancels the calls in flight;
-    the caller's own cancellation is ``asyncio.CancelledError``, never seen here),
-    ``DEADLINE_EXCEEDED`` of one attempt (``CallOptions.timeout``; ``RetryPolicy.deadline``
-    bounds the whole call) and ``RESOURCE_EXHAUSTED`` for quota (it refills; the backoff
-    spaces the attempts).
-
-    Not retried: ``INVALID_ARGUMENT`` and every other code; ``RESOURCE_EXHAUSTED`` for a message
-    over gRPC's size limit (the same request is as large next time); ``INTERNAL``: Google's
-    generated clients of Search, CheckGrounding and AnswerQuery retry nothing
-    (``_prep_wrapped_messages`` gives them no default retry) and AIP-194 lists ``INTERNAL``
-    among the generally non-retryable codes (a server bug fails the same way every time).
+    Retried: ``UNAVAILABLE`` (AIP-194's one retryable code, the only one Google's generated
+    clients retry where they retry at all), ``CANCELLED`` by a server that stops,
+    ``DEADLINE_EXCEEDED`` of one attempt, ``RESOURCE_EXHAUSTED`` for quota. Not: the other codes,
+    a message over gRPC's size limit, ``INTERNAL`` (Google's clients and AIP-194 do not retry it).
     """
-    if isinstance(exc, core_exceptions.ResourceExhausted):
+    errors = core_exceptions
+    if isinstance(exc, errors.ResourceExhausted):
         return message_too_large(exc) is None
-    return isinstance(
-        exc,
-        core_exceptions.ServiceUnavailable
-        | core_exceptions.Cancelled
-        | core_exceptions.DeadlineExceeded,
-    )
+    return isinstance(exc, errors.ServiceUnavailable | errors.Cancelled | errors.DeadlineExceeded)
 
 
 def _check_numbers(record: RetryPolicy | CallOptions) -> None:
-    """The fields' declared types (finite numbers), as settings: ``ConfigurationError``."""
     try:
         check_fields(record)
     except InputError as exc:
@@ -329,11 +253,8 @@ def _check_numbers(record: RetryPolicy | CallOptions) -> None:
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """Exponential backoff for transient failures of idempotent reads (``is_transient``:
-    ``UNAVAILABLE``, ``CANCELLED`` by the server, ``DEADLINE_EXCEEDED`` of an attempt,
-    ``RESOURCE_EXHAUSTED`` for quota; never ``INVALID_ARGUMENT``, ``INTERNAL`` or a message
-    over the size limit). Every field is a finite number of seconds (``multiplier``: a factor
-    >= 1); ``deadline`` bounds the whole call including its retries.
+    """Exponential backoff for transient failures (``is_transient``). Each field is a finite
+    number of seconds but ``multiplier`` (a factor >= 1); ``deadline`` bounds the whole call.
 
     >>> RetryPolicy(initial=0.05, maximum=1.0, deadline=10.0).to_retry()  # doctest: +ELLIPSIS
     <google.api_core.retry...Retry object at ...>
@@ -352,22 +273,17 @@ class RetryPolicy:
         if self.multiplier < 1:
             raise ConfigurationError("RetryPolicy.multiplier must be >= 1")
 
-    def _kwargs(self) -> dict[str, object]:
-        return {
-            "predicate": is_transient,
-            "initial": self.initial,
-            "maximum": self.maximum,
-            "multiplier": self.multiplier,
-            "timeout": self.deadline,
-        }
+    def _kwargs(self) -> dict[str, Any]:
+        backoff = {"initial": self.initial, "maximum": self.maximum, "multiplier": self.multiplier}
+        return {"predicate": is_transient, "timeout": self.deadline, **backoff}
 
     def to_retry(self) -> retries.Retry:
         """The equivalent ``google.api_core.retry.Retry`` (sync clients)."""
-        return retries.Retry(**self._kwargs())  # type: ignore[arg-type]
+        return retries.Retry(**self._kwargs())
 
     def to_async_retry(self) -> retry_async.AsyncRetry:
         """The equivalent ``AsyncRetry`` (async clients)."""
-        return retry_async.AsyncRetry(**self._kwargs())  # type: ignore[arg-type]
+        return retry_async.AsyncRetry(**self._kwargs())
 
 
 # The retry policy of every call unless the caller gives another (or ``None``).
@@ -377,11 +293,7 @@ DEFAULT_RETRY = RetryPolicy()
 @dataclass(frozen=True, slots=True)
 class CallOptions:
     """Timeout (a finite number of seconds > 0, per attempt) and retry policy of every call;
-    ``retry=None`` disables retries.
-
-    >>> CallOptions(timeout=5.0, retry=None)
-    CallOptions(timeout=5.0, retry=None)
-    """
+    ``retry=None`` disables retries."""
 
     timeout: float = DEFAULT_TIMEOUT
     retry: RetryPolicy | None = DEFAULT_RETRY
@@ -395,39 +307,19 @@ class CallOptions:
                 f"retry must be a RetryPolicy or None, got {type(self.retry).__name__}"
             )
 
-    def call_kwargs(self) -> SyncCallKwargs:
+    def call_kwargs(self) -> dict[str, Any]:
         """``retry`` and ``timeout`` keyword arguments for a sync client method."""
         return {"retry": self.retry.to_retry() if self.retry else None, "timeout": self.timeout}
 
-    def async_call_kwargs(self) -> AsyncCallKwargs:
+    def async_call_kwargs(self) -> dict[str, Any]:
         """``retry`` and ``timeout`` keyword arguments for an async client method."""
         retry = self.retry.to_async_retry() if self.retry else None
         return {"retry": retry, "timeout": self.timeout}
 
 
-class SyncCallKwargs(TypedDict):
-    """Keyword arguments of a sync Google client method call."""
-
-    retry: retries.Retry | None
-    timeout: float
-
-
-class AsyncCallKwargs(TypedDict):
-    """Keyword arguments of an async Google client method call."""
-
-    retry: retry_async.AsyncRetry | None
-    timeout: float
-
-
-PROJECT_ENV_VARS = ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
-EMULATOR_PROJECT = "emulator-project"
-
-
 def resolve_project(project: str | None, *, emulator: bool) -> str:
-    """The project to use: ``project`` if given, else ``$GOOGLE_CLOUD_PROJECT`` (or
-    ``$GCLOUD_PROJECT``), else the project of the application default credentials; against an
-    emulator, which accepts any project, ``"emulator-project"`` (as Google's Firestore client
-    does)."""
+    """``project``, else ``$GOOGLE_CLOUD_PROJECT`` (or ``$GCLOUD_PROJECT``), else on an emulator
+    ``"emulator-project"`` (as Google's Firestore client), else the default credentials' one."""
     if project:
         return project
     for name in PROJECT_ENV_VARS:

@@ -1,9 +1,7 @@
-"""What an agent reads from our tools and what it does with an ungrounded answer, the same in
-both frameworks: the arguments its model fills (``tool_arguments_model``: ``query``, and
-``filter``/``k`` where the developer allows them), the texts it reads (numbered sources, a cited
-answer, the filter help), and the policies of an agent's final answer (``agent_action``:
-annotate, raise, fallback, or revise: the unsupported claims go back to the model, at most
-``max_revisions`` times).
+"""What an agent reads from our tools and does with an ungrounded answer, in both frameworks:
+the arguments its model fills (``query``, and ``filter``/``k`` where allowed), the texts it reads
+(numbered sources, a cited answer, the filter help), and the policies of its final answer
+(annotate, raise, fallback, or revise: the unsupported claims go back to the model).
 
 >>> print(numbered_sources([("Paris is in France.", {"title": "Paris", "uri": "https://p"})]))
 [1] Paris (https://p)
@@ -45,9 +43,8 @@ MAX_REVISIONS_LIMIT = 10
 """The most revisions a component may be configured with: each is a model call and a check."""
 
 REVISION_KEY = "grounding_revision"
-"""The ``additional_kwargs`` key that marks a revision request in the conversation, in both
-frameworks (its value: the revision's number, from 1), so that the components tell it from
-the user's own messages."""
+"""The ``additional_kwargs`` key that tells a revision request from the user's own messages, in
+both frameworks (its value: the revision's number, from 1)."""
 
 MAX_LISTED_CLAIMS = 20
 MAX_CLAIM_CHARS = 300
@@ -58,8 +55,7 @@ _POLICIES = get_args(AgentPolicy)
 def check_agent_policy(on_ungrounded: object, max_revisions: object) -> None:
     """Raise ``ConfigurationError`` unless ``on_ungrounded`` is an ``AgentPolicy`` and
     ``max_revisions`` an int from 0 to ``MAX_REVISIONS_LIMIT``."""
-    # The errors name what was given by its type, not its value: a value in the wrong
-    # argument may be a secret.
+    # The errors show a type, not a value: a value in the wrong argument may be a secret.
     if on_ungrounded not in _POLICIES:
         given = "another string" if isinstance(on_ungrounded, str) else type(on_ungrounded).__name__
         raise ConfigurationError(
@@ -77,41 +73,34 @@ def check_agent_policy(on_ungrounded: object, max_revisions: object) -> None:
 def agent_action(
     report: GroundingReport[Any], policy: AgentPolicy, revisions: int, max_revisions: int
 ) -> AgentAction:
-    """The action for a final answer whose check gave ``report``, after ``revisions``
-    revisions: a passed (or empty, skipped) answer is kept; otherwise the policy decides, and
-    ``revise`` falls back once ``max_revisions`` are spent or when the check itself failed
-    (there are no claims to send back)."""
+    """The action for a final answer whose check gave ``report``, after ``revisions``: a passed
+    (or skipped) answer is kept, else the policy decides; ``revise`` falls back once
+    ``max_revisions`` are spent or when the check failed (no claims to send back)."""
     if report.passed or report.skipped_reason is not None or policy == "annotate":
         return "keep"
     if policy == "revise":
-        if report.error is None and revisions < max_revisions:
-            return "revise"
-        return "fallback"
+        return "revise" if report.error is None and revisions < max_revisions else "fallback"
     return policy
 
 
 def _listed(text: str) -> str:
     one_line = " ".join(text.split())
-    if len(one_line) <= MAX_CLAIM_CHARS:
-        return one_line
-    return one_line[: MAX_CLAIM_CHARS - 1] + "…"
+    return one_line if len(one_line) <= MAX_CLAIM_CHARS else one_line[: MAX_CLAIM_CHARS - 1] + "…"
 
 
 def revision_request(report: GroundingReport[Any]) -> str:
-    """The feedback that asks the model to revise: the unsupported claims (at most
-    ``MAX_LISTED_CLAIMS``, each cut to ``MAX_CLAIM_CHARS`` characters, so that the request
-    stays small whatever the answer) and what to do about them."""
+    """The request to revise: the unsupported claims (at most ``MAX_LISTED_CLAIMS``, each cut to
+    ``MAX_CLAIM_CHARS`` characters: it stays small whatever the answer) and what to do."""
     claims = [claim.text for claim in report.unsupported_claims]
     lines = [f"- {_listed(text)}" for text in claims[:MAX_LISTED_CLAIMS]]
     if len(claims) > MAX_LISTED_CLAIMS:
         lines.append(f"- ... and {len(claims) - MAX_LISTED_CLAIMS} more")
+    instruction = (
+        "Answer again using only what the sources say: correct these claims or leave them out, "
+        "and say so if the sources do not answer the question."
+    )
     return "\n".join(
-        [
-            "The sources do not support these claims of your answer:",
-            *lines,
-            "Answer again using only what the sources say: correct these claims or leave them "
-            "out, and say so if the sources do not answer the question.",
-        ]
+        ["The sources do not support these claims of your answer:", *lines, instruction]
     )
 
 
@@ -133,12 +122,10 @@ def check_tool_text(name: str, value: object) -> str:
     """``value`` if it is a non-blank string (a tool's name or description), else a
     ``ConfigurationError`` naming ``name``."""
     if not isinstance(value, str) or not value.strip():
+        got = repr(value) if isinstance(value, str) else type(value).__name__
         raise ConfigurationError(
             f"{name} must be a non-empty string (the agent's LLM reads it to choose the tool), "
-            f"got {value!r}"
-            if isinstance(value, str)
-            else f"{name} must be a non-empty string (the agent's LLM reads it to choose the "
-            f"tool), got {type(value).__name__}"
+            f"got {got}"
         )
     return value
 
@@ -150,15 +137,12 @@ def tool_arguments_model(
     filter_description: str | None = None,
     k: tuple[int, int] | None = None,
 ) -> type[BaseModel]:
-    """The pydantic model of a tool's arguments: ``query`` (required, not empty); ``filter``
-    (a string, default empty) only with ``filter_description``; ``k`` only with ``k`` =
-    ``(default, max_k)``, an int from 1 to ``max_k``. Unknown arguments are refused (pydantic,
-    which both frameworks bring, is imported here, not with the core)."""
+    """The pydantic model of a tool's arguments, unknown ones refused: ``query`` (not empty);
+    ``filter`` (default empty) with ``filter_description``; ``k`` from 1 to ``max_k`` with ``k``
+    = ``(default, max_k)``. pydantic, which both frameworks bring, is imported here."""
     from pydantic import ConfigDict, Field, create_model
 
-    fields: dict[str, Any] = {
-        "query": (str, Field(min_length=1, description=query_description)),
-    }
+    fields: dict[str, Any] = {"query": (str, Field(min_length=1, description=query_description))}
     if filter_description is not None:
         fields["filter"] = (str, Field(default="", description=filter_description))
     if k is not None:
@@ -166,10 +150,9 @@ def tool_arguments_model(
         description = K_DESCRIPTION.format(max_k=maximum, default=default)
         fields["k"] = (int, Field(default=default, ge=1, le=maximum, description=description))
     title = "".join(part.capitalize() for part in tool_name.replace("-", "_").split("_"))
-    model: type[BaseModel] = create_model(
+    return create_model(
         f"{title or 'Tool'}Arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
-    return model
 
 
 def tool_validation_message(tool_name: str, error: ValidationError) -> str:
@@ -199,13 +182,11 @@ def check_filter_fields(filter_fields: object) -> dict[str, str] | None:
 
 
 def is_model_error(exc: Exception, model_filter: str) -> bool:
-    """Whether the model can fix what made its tool call fail, so the tool should tell it
-    rather than raise: a request refused before sending is about the call's input (the
-    configuration was checked when the tool was built); one the service rejects is the model's
-    only when the model wrote a filter (``model_filter``), else the configuration's."""
-    if isinstance(exc, InputError):
-        return True
-    return isinstance(exc, InvalidRequestError) and bool(model_filter.strip())
+    """Whether the model can fix what failed its tool call (the tool tells it, rather than
+    raise): a request refused before sending (the configuration was checked at build time), or
+    one the service rejects when the model wrote a filter (``model_filter``)."""
+    model_wrote_it = isinstance(exc, InvalidRequestError) and bool(model_filter.strip())
+    return isinstance(exc, InputError) or model_wrote_it
 
 
 def narrowed_filter(own: str, model_filter: str) -> str:
@@ -284,7 +265,8 @@ def answer_tool_text(answer: GroundedAnswer) -> str:
     declined answer says so, with Google's skip reasons."""
     if answer.skipped:
         return "No answer: " + ", ".join(answer.skipped_reasons)
-    text, count = answer.answer_text, len(answer.references)
+    references = answer.references
+    text, count = answer.answer_text, len(references)
     markers: dict[int, list[int]] = {}
     for citation in answer.citations:
         if 0 <= citation.start < citation.end <= len(text):
@@ -294,24 +276,17 @@ def answer_tool_text(answer: GroundedAnswer) -> str:
             )
     pieces, position = [], 0
     for end in sorted(markers):
-        pieces.append(text[position:end])
-        pieces.extend(f"[{number}]" for number in markers[end])
+        pieces += [text[position:end], *(f"[{number}]" for number in markers[end])]
         position = end
     pieces.append(text[position:])
     cited = "".join(pieces)
-    if not answer.references:
-        return cited
-    listed = [
-        _heading(number, {"title": reference.title, "uri": reference.uri})
-        for number, reference in enumerate(answer.references, start=1)
-    ]
-    return cited + "\n\nSources:\n" + "\n".join(listed)
+    listed = [_heading(n, {"title": r.title, "uri": r.uri}) for n, r in enumerate(references, 1)]
+    return cited + "\n\nSources:\n" + "\n".join(listed) if references else cited
 
 
 def filter_help(fields: Mapping[str, str]) -> str:
-    """A tool description's filter paragraph: the filterable fields (name and what it holds)
-    and ``FILTER_SYNTAX_HELP``. No fields raise ``ConfigurationError``: a filter argument
-    the model cannot fill should not be offered."""
+    """A tool description's filter paragraph: the fields (name and what it holds) and
+    ``FILTER_SYNTAX_HELP``; none is a ``ConfigurationError`` (an unfillable filter is no help)."""
     if not fields:
         raise ConfigurationError(
             "filter_fields is empty: name at least one filterable field (the data store's "
@@ -364,8 +339,7 @@ DEVELOPER_KNOWLEDGE_FILTER_HELP = (
     "content_length_bytes (an integer), both with =, <, <=, >, >=; combine with AND, OR, NOT "
     "and parentheses."
 )
-"""The Developer Knowledge search tool's ``filter`` argument: AIP-160 expressions on
-``data_source``, ``uri``, ``update_time`` and ``content_length_bytes`` (the API reference of
+"""The Developer Knowledge search tool's ``filter`` argument (the API reference of
 ``SearchDocumentChunks``)."""
 
 ANSWER_QUERY_TOOL_NAME = "answer_query"

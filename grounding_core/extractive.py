@@ -2,14 +2,12 @@
 prompt's own context, deterministically, so that demos and tests run without a model.
 
 The question is the last sentence of the prompt's last paragraph that ends with a question mark
-(else of its last paragraph), without a leading ``Label:`` (``Question:``, ``Query:``); every
-other sentence of the prompt is a candidate. Paragraphs end at a blank line, a line without a
-word (``---``) and a line that ends with a colon (``Context:``). The answer is the candidates
-that best overlap the question, in the order the prompt gives them.
-Overlap weighs each question term by how rare it is among the candidates (an inverse document
-frequency), so words that every sentence has count little and no word list is needed. Terms are
-casefolded words, and character pairs within Chinese, Japanese and Korean runs, which have no
-spaces between words. The work is linear in the prompt's length.
+(else of its last paragraph), without a leading ``Label:`` (``Question:``); every other sentence
+is a candidate. Paragraphs end at a blank line, a line without a word (``---``) and a line that
+ends with a colon (``Context:``). The answer is the candidates that best overlap the question,
+in the prompt's order; each question term weighs by its rarity among the candidates (an inverse
+document frequency), so no word list is needed. Terms are casefolded words, and character pairs
+within Chinese, Japanese and Korean runs (no spaces between words). Linear in the prompt's length.
 
 >>> prompt = (
 ...     "Answer from the context only.\\n\\nContext:\\n"
@@ -29,7 +27,6 @@ import re
 from collections import Counter
 
 __all__ = ["DEFAULT_EXTRACTIVE_SENTENCES", "extractive_answer"]
-
 
 DEFAULT_EXTRACTIVE_SENTENCES = 2
 """How many context sentences an extractive answer copies."""
@@ -57,7 +54,9 @@ def extractive_answer(
     asked = [i for i, paragraph in enumerate(paragraphs) if paragraph.endswith(_QUESTION_ENDS)]
     if not paragraphs:
         return invent
-    *before, question = _SENTENCE_END.split(paragraphs.pop(asked[-1] if asked else -1))
+    # A full-width end needs no space after it: the split leaves an empty last piece.
+    pieces = _SENTENCE_END.split(paragraphs.pop(asked[-1] if asked else -1))
+    *before, question = [piece for piece in pieces if piece] or [""]
     paragraphs.extend(before)  # the question's own paragraph may hold an instruction
     candidates = list(dict.fromkeys(s for p in paragraphs for s in _sentences(p)))
     question = _LABEL.sub("", question)
@@ -80,11 +79,9 @@ def _paragraphs(prompt: str) -> list[str]:
 
 def _sentences(paragraph: str) -> list[str]:
     return [
-        sentence
-        for sentence in _SENTENCE_END.split(paragraph)
-        if len(sentence) >= _MIN_SENTENCE_CHARS
-        and sentence.endswith(_SENTENCE_ENDS)
-        and not sentence[0].islower()
+        s
+        for s in _SENTENCE_END.split(paragraph)
+        if len(s) >= _MIN_SENTENCE_CHARS and s.endswith(_SENTENCE_ENDS) and not s[0].islower()
     ]
 
 

@@ -173,8 +173,6 @@ class DiscoveryEngineRanking:
     and the ``RankingSpec``; what the LangChain compressor and the LlamaIndex postprocessor
     wrap. A bad option raises ``ConfigurationError`` naming it."""
 
-    __slots__ = ("connection", "ranking_config", "spec")
-
     def __init__(
         self,
         connection: DiscoveryEngineConnection,

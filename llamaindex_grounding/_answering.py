@@ -33,7 +33,6 @@ from grounding_core import (
     GroundedAnswer,
     answer_citations,
 )
-from grounding_core.answers.answer_query import check_stream_spec
 
 from .citations import CITATION_BLOCKS_KEY, citation_blocks
 from .nodes import answer_response
@@ -91,7 +90,7 @@ class AnswerQueryEngine(BaseQueryEngine, Generic[AnsweringT]):
         return _response(await self._answering.aanswer(query_bundle.query_str))
 
     def _stream(self, query: str) -> StreamingResponse:
-        items = _streamable(self._answering).stream(query)
+        items = self._answering.stream(query)
         response = StreamingResponse(response_gen=iter(()))
 
         def tokens() -> Iterator[str]:
@@ -105,7 +104,7 @@ class AnswerQueryEngine(BaseQueryEngine, Generic[AnsweringT]):
         return response
 
     def _astream(self, query: str) -> AsyncStreamingResponse:
-        items = _streamable(self._answering).astream(query)
+        items = self._answering.astream(query)
 
         async def tokens() -> AsyncIterator[str]:
             async for item in items:
@@ -145,14 +144,6 @@ def cited_answer_response(answer: GroundedAnswer) -> Response:
     metadata[CITATION_BLOCKS_KEY] = citation_blocks(answer_citations(answer))
     response.metadata = metadata
     return response
-
-
-def _streamable(answering: AnsweringT) -> AnsweringT:
-    """``answering``, refusing here the options a streamed answer cannot honour."""
-    # TODO(core): DiscoveryEngineAnswerQuery.stream refuses them only once iterated.
-    if isinstance(answering, DiscoveryEngineAnswerQuery):
-        check_stream_spec(answering.spec)
-    return answering
 
 
 def _filled(streaming: StreamingResponse | AsyncStreamingResponse, response: Response) -> None:

@@ -330,8 +330,6 @@ class DiscoveryEngineAnswerQuery:
     the answer's ``session`` names it).
     """
 
-    __slots__ = ("connection", "spec", "target")
-
     def __init__(
         self,
         connection: DiscoveryEngineConnection,
@@ -395,9 +393,17 @@ class DiscoveryEngineAnswerQuery:
 
     def stream(self, query: str, *, session: str | None = None) -> Iterator[str | GroundedAnswer]:
         """``answer`` as StreamAnswerQuery streams it: new text (``str``) as it arrives, then
-        the ``GroundedAnswer``. Options streamed answers cannot honour are refused before any
-        call; closing the iterator early cancels the call."""
-        request = self._request(query, session, streamed=True)
+        the ``GroundedAnswer``. Options streamed answers cannot honour are refused here, before
+        any call; closing the iterator early cancels the call."""
+        return self._stream(self._request(query, session, streamed=True))
+
+    def astream(
+        self, query: str, *, session: str | None = None
+    ) -> AsyncIterator[str | GroundedAnswer]:
+        """Async ``stream``, on Google's async client."""
+        return self._astream(self._request(query, session, streamed=True))
+
+    def _stream(self, request: Any) -> Iterator[str | GroundedAnswer]:
         assembler = AnswerAssembler()
         with translate_errors("StreamAnswerQuery", answer_resource(request)):
             client = self.connection.client(de.ConversationalSearchServiceClient)
@@ -413,11 +419,7 @@ class DiscoveryEngineAnswerQuery:
                 stream.cancel()  # a no-op once the stream has ended (gRPC's call.cancel)
         yield assembler.answer()
 
-    async def astream(
-        self, query: str, *, session: str | None = None
-    ) -> AsyncIterator[str | GroundedAnswer]:
-        """Async ``stream``, on Google's async client."""
-        request = self._request(query, session, streamed=True)
+    async def _astream(self, request: Any) -> AsyncIterator[str | GroundedAnswer]:
         assembler = AnswerAssembler()
         with translate_errors("StreamAnswerQuery", answer_resource(request)):
             client = self.connection.async_client(de.ConversationalSearchServiceAsyncClient)

@@ -62,8 +62,6 @@ class DeveloperKnowledgeAnswerQuery:
     """The Developer Knowledge API's ``answerQuery`` over Google's developer documentation;
     ``filter`` (AIP-160, at most 500 characters) narrows the documents the answer may use."""
 
-    __slots__ = ("connection", "filter")
-
     def __init__(self, connection: DeveloperKnowledgeConnection, *, filter: str = "") -> None:
         self.connection = connection
         self.filter = check_text("filter", filter, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT)

@@ -1,7 +1,5 @@
 """``python -m grounding_core.cli``: the ``grounding`` command."""
 
-from __future__ import annotations
-
 import sys
 
 from grounding_core.cli import main

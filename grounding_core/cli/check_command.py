@@ -1,8 +1,5 @@
-"""``grounding check``: check an answer against facts with CheckGrounding.
-
-The answer comes from the argument, ``--answer-file FILE`` or stdin (``-``, or a pipe); the
-facts from ``--fact TEXT``, ``--facts FILE`` and ``--search QUERY`` (the top ``-k`` chunks of
-the data store or engine), in that order. Fact files:
+"""``grounding check``: check an answer against facts with CheckGrounding: ``--fact TEXT``,
+``--facts FILE`` and ``--search QUERY`` (the top ``-k`` chunks), in that order. Fact files:
 
 - ``.jsonl``: one fact per line, ``{"text": ..., "title": ..., "source": ...}`` (any other keys
   become the fact's attributes);
@@ -17,26 +14,39 @@ import argparse
 import json
 import re
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from grounding_core.check import GroundingCheck
-from grounding_core.metadata import chunk_metadata, grounding_source
-from grounding_core.records import GroundingSource
-from grounding_core.report import DEFAULT_MIN_SUPPORT_SCORE
-from grounding_core.terminal import grounding_rich
+from grounding_core import (
+    DEFAULT_MIN_SUPPORT_SCORE,
+    GroundingCheck,
+    GroundingSource,
+    chunk_metadata,
+    grounding_rich,
+    grounding_source,
+)
 
 from .connection import discovery_engine_connection
 from .errors import UsageError
-from .inputs import read_text
 from .output import note_console, write_html, write_json, write_text
 from .query_commands import search
 
-__all__ = ["facts_from_file", "read_answer", "run_check"]
-
 _PARAGRAPHS = re.compile(r"\n\s*\n")
+
+
+def read_text(flag: str, value: str | Path) -> str:
+    """The UTF-8 text of the file ``flag`` names, or a ``UsageError`` naming the flag
+    (``--answer-file ./nope: no such file or directory``, not a bare ``[Errno 2]``)."""
+    try:
+        return Path(value).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"{flag} {value}: {reason[:1].lower()}{reason[1:]}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{flag} {value}: not UTF-8 text ({exc.reason})") from exc
 
 
 def read_answer(args: argparse.Namespace) -> str:
@@ -118,9 +128,8 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
     answer = read_answer(args)
     sources = _sources(args)
     minimum = DEFAULT_MIN_SUPPORT_SCORE if args.fail_under is None else args.fail_under
-    connection = discovery_engine_connection(args)
-    try:
-        check = GroundingCheck.create(
+    with closing(discovery_engine_connection(args)) as connection:
+        check = GroundingCheck(
             connection,
             grounding_config=args.grounding_config,
             citation_threshold=args.citation_threshold,
@@ -128,8 +137,6 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
             min_support_score=minimum,
         )
         report = check.check(answer, sources, sources)
-    finally:
-        connection.close()
     result = report.result
     assert result is not None  # check() raises rather than return a failed report
     if args.json:

@@ -1,9 +1,5 @@
 """The command line's own error: a wrong combination of flags (exit status 2)."""
 
-from __future__ import annotations
-
-__all__ = ["UsageError"]
-
 
 class UsageError(Exception):
     """The flags given do not make a valid command; the message says what to give."""

@@ -1,10 +1,5 @@
-"""What the commands write: JSON on stdout, HTML reports to files, notes beside them.
-
-Text that came from the service or a user's file reaches the terminal only through
-``grounding_core.untrusted``: ``write_text`` shows it as plain text (no rich markup, no
-``:emoji:`` codes, control and escape sequences made visible), ``write_json`` writes C1
-controls, bidi overrides and lone surrogates as ``\\u`` escapes (the same JSON value).
-"""
+"""What the commands write: JSON on stdout, HTML reports to files, notes beside them; text
+from the service or a user's file only through ``grounding_core.views.untrusted``."""
 
 from __future__ import annotations
 
@@ -15,9 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-from grounding_core.untrusted import json_escaped, printable
-
-__all__ = ["note_console", "write_html", "write_json", "write_text"]
+from grounding_core.views.untrusted import json_escaped, printable
 
 
 def write_json(value: Any) -> None:
@@ -35,10 +28,9 @@ def note_console(console: Console, *, json_output: bool) -> Console:
     return Console(stderr=True, soft_wrap=True) if json_output else console
 
 
-def write_html(path: str, html: str, console: Console) -> Path:
+def write_html(path: str, html: str, console: Console) -> None:
     """Write an HTML report to ``path`` (folders created) and say where it is."""
     target = Path(path).expanduser().resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html, encoding="utf-8")
     write_text(console, f"HTML report: {target}")
-    return target

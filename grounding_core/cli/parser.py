@@ -1,6 +1,5 @@
 """The ``grounding`` argument parser: one sub-command per job, flags named as the Python
-settings are (``--project``, ``--location``, ``--data-store``, ``--engine``,
-``--emulator-host``, ``--timeout``...).
+settings are (``--project``, ``--data-store``, ``--engine``, ``--emulator-host``...).
 
 Other packages add sub-commands through the ``grounding.commands`` entry points (the emulator's
 ``serve`` and ``ingest``), listed first: each is a function that takes the sub-parsers and adds
@@ -16,24 +15,23 @@ import re
 from importlib import metadata
 from typing import Any
 
-from grounding_core.annotate import DEFAULT_WEAK_BELOW
-from grounding_core.connection import GROUNDING_DATA_STORE
-from grounding_core.settings import (
+from grounding_core import (
+    DEFAULT_CITATION_THRESHOLD,
     DEFAULT_COLLECTION,
     DEFAULT_GROUNDING_CONFIG,
     DEFAULT_LOCATION,
+    DEFAULT_SEARCH_K,
     DEFAULT_SERVING_CONFIG,
     DEFAULT_TIMEOUT,
+    GROUNDING_DATA_STORE,
 )
-from grounding_core.specs import DEFAULT_CITATION_THRESHOLD, DEFAULT_MAX_RETURN_RESULTS
+from grounding_core.answers.answer_query import DEFAULT_MAX_RETURN_RESULTS
+from grounding_core.search.specs import SEARCH_MODES, THRESHOLDS
+from grounding_core.views import DEFAULT_WEAK_BELOW
 
 from .check_command import run_check
 from .query_commands import DEVELOPER_KNOWLEDGE, run_answer, run_search
 
-__all__ = ["build_parser"]
-
-# How many chunks `grounding search` prints and `grounding check --search` checks against.
-CLI_K = 5
 # The entry points whose functions add sub-commands (the emulator's serve and ingest).
 COMMANDS_GROUP = "grounding.commands"
 
@@ -54,36 +52,25 @@ Exit status: 0 ok, 1 check failed the pass mark, 2 error, 130 interrupted.
 """
 
 
-_REST_LITERAL = re.compile(r"``(.+?)``")
-
-
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Descriptions as written; every option's default after its help (``(default: 5)``),
     unless the help says it or there is none to say (``None``, a flag's ``False``)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if (
-            action.option_strings
-            and action.default not in (None, False, argparse.SUPPRESS)
-            and "default" not in text
-        ):
-            text += " (default: %(default)s)"
-        return text
-
-
-def _plain(text: str | None) -> str | None:
-    """A docstring as help text: reST literals (``--corpus``) as plain text."""
-    return None if text is None else _REST_LITERAL.sub(r"\1", inspect.cleandoc(text))
+        to_say = action.default not in (None, False, argparse.SUPPRESS) and "default" not in text
+        return text + " (default: %(default)s)" if action.option_strings and to_say else text
 
 
 class _CommandParser(argparse.ArgumentParser):
     """A sub-command's parser, the core's and those the entry points add alike: its
-    description is a docstring (shown plain), and every option shows its default."""
+    description is a docstring, shown without reST literals, and every option its default."""
 
     def __init__(self, *, description: str | None = None, **options: Any) -> None:
         options.setdefault("formatter_class", _HelpFormatter)
-        super().__init__(description=_plain(description), **options)
+        if description is not None:
+            description = re.sub(r"``(.+?)``", r"\1", inspect.cleandoc(description))
+        super().__init__(description=description, **options)
 
 
 def _version() -> str:
@@ -103,26 +90,8 @@ def _score(value: str) -> float:
     return number
 
 
-def _connection_args(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("connection (as in the Python settings)")
-    group.add_argument(
-        "--emulator-host",
-        "--emulator",
-        dest="emulator_host",
-        metavar="HOST:PORT",
-        help="the emulator (default: $DISCOVERYENGINE_EMULATOR_HOST; unset: Google Cloud)",
-    )
-    group.add_argument(
-        "--project",
-        help="Google Cloud project (default: $GOOGLE_CLOUD_PROJECT, else the credentials'; "
-        "any on the emulator)",
-    )
-    group.add_argument("--location", default=DEFAULT_LOCATION, help="global, us or eu")
-    group.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per attempt")
-    group.add_argument("--no-retry", action="store_true", help="do not retry transient failures")
-
-
-def _target_args(parser: argparse.ArgumentParser, *, api: bool) -> None:
+def _common_args(parser: argparse.ArgumentParser, *, api: bool, markdown: bool) -> None:
+    """The flags of the target, of the connection and of the output."""
     group = parser.add_argument_group("what to search")
     which = group.add_mutually_exclusive_group()
     which.add_argument(
@@ -148,31 +117,44 @@ def _target_args(parser: argparse.ArgumentParser, *, api: bool) -> None:
             default="discovery-engine",
             help="Discovery Engine (default) or Google's Developer Knowledge API",
         )
-
-
-def _output_args(parser: argparse.ArgumentParser, *, html: bool) -> None:
+    group = parser.add_argument_group("connection (as in the Python settings)")
+    group.add_argument(
+        "--emulator-host",
+        "--emulator",
+        dest="emulator_host",
+        metavar="HOST:PORT",
+        help="the emulator (default: $DISCOVERYENGINE_EMULATOR_HOST; unset: Google Cloud)",
+    )
+    group.add_argument(
+        "--project",
+        help="Google Cloud project (default: $GOOGLE_CLOUD_PROJECT, else the credentials'; "
+        "any on the emulator)",
+    )
+    group.add_argument("--location", default=DEFAULT_LOCATION, help="global, us or eu")
+    group.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per attempt")
+    group.add_argument("--no-retry", action="store_true", help="do not retry transient failures")
     group = parser.add_argument_group("output")
     formats = group.add_mutually_exclusive_group()
     formats.add_argument("--json", action="store_true", help="print JSON (for scripts)")
-    if html:
+    if markdown:
         formats.add_argument("--markdown", action="store_true", help="print Markdown")
         group.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
 
 
-def _add_search_and_answer(commands: argparse._SubParsersAction[_CommandParser]) -> None:
+def _add_commands(commands: argparse._SubParsersAction[_CommandParser]) -> None:
     search = commands.add_parser("search", description=run_search.__doc__, help="search chunks")
     search.add_argument("query", help="what to search for")
-    search.add_argument("-k", "--k", type=int, default=CLI_K, help="number of results")
+    search.add_argument("-k", "--k", type=int, default=DEFAULT_SEARCH_K, help="number of results")
     search.add_argument(
         "--search-mode",
         "--mode",
-        choices=("chunks", "documents"),
+        choices=SEARCH_MODES,
         default="chunks",
         help="return chunks or whole documents",
     )
     search.add_argument(
         "--relevance-threshold",
-        choices=("lowest", "low", "medium", "high"),
+        choices=THRESHOLDS,
         default=None,
         help="drop results below this relevance (default: the service's)",
     )
@@ -182,9 +164,7 @@ def _add_search_and_answer(commands: argparse._SubParsersAction[_CommandParser])
         help="print the search summary of the top -k results, with its citations (Discovery "
         "Engine; -k at most 50 in chunk mode, 10 in documents mode)",
     )
-    _target_args(search, api=True)
-    _connection_args(search)
-    _output_args(search, html=False)
+    _common_args(search, api=True, markdown=False)
     search.set_defaults(run=run_search, markdown=False)
 
     answer = commands.add_parser(
@@ -197,13 +177,9 @@ def _add_search_and_answer(commands: argparse._SubParsersAction[_CommandParser])
         default=DEFAULT_MAX_RETURN_RESULTS,
         help="chunks the answer may use",
     )
-    _target_args(answer, api=True)
-    _connection_args(answer)
-    _output_args(answer, html=True)
+    _common_args(answer, api=True, markdown=True)
     answer.set_defaults(run=run_answer)
 
-
-def _add_check(commands: argparse._SubParsersAction[_CommandParser]) -> None:
     check = commands.add_parser(
         "check",
         description=run_check.__doc__,
@@ -226,7 +202,7 @@ def _add_check(commands: argparse._SubParsersAction[_CommandParser]) -> None:
     facts.add_argument(
         "--search", metavar="QUERY", help="facts: the top -k chunks of a search for QUERY"
     )
-    facts.add_argument("-k", "--k", type=int, default=CLI_K, help="chunks for --search")
+    facts.add_argument("-k", "--k", type=int, default=DEFAULT_SEARCH_K, help="chunks for --search")
     check.add_argument(
         "--citation-threshold",
         type=_score,
@@ -253,11 +229,10 @@ def _add_check(commands: argparse._SubParsersAction[_CommandParser]) -> None:
         metavar="ID",
         help="grounding config id",
     )
-    _target_args(check, api=False)
-    check.set_defaults(api="discovery-engine", search_mode="chunks", relevance_threshold=None)
-    _connection_args(check)
-    _output_args(check, html=True)
-    check.set_defaults(run=run_check)
+    _common_args(check, api=False, markdown=True)
+    check.set_defaults(
+        run=run_check, api="discovery-engine", search_mode="chunks", relevance_threshold=None
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -274,6 +249,5 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for entry_point in metadata.entry_points(group=COMMANDS_GROUP):
         entry_point.load()(commands)
-    _add_search_and_answer(commands)
-    _add_check(commands)
+    _add_commands(commands)
     return parser

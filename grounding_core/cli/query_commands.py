@@ -8,19 +8,24 @@ import argparse
 from contextlib import closing
 
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 from rich.text import Text
 
-from grounding_core.answering import DeveloperKnowledgeAnswerQuery, DiscoveryEngineAnswerQuery
-from grounding_core.html_report import answer_html
-from grounding_core.pass_mark import format_score
-from grounding_core.records import GroundedAnswer, SourceChunk
-from grounding_core.render import answer_markdown
-from grounding_core.retrieval import DeveloperKnowledgeChunkSearch, DiscoveryEngineChunkSearch
-from grounding_core.specs import AnswerSpec, ChunkSearchSpec
-from grounding_core.summaries import DiscoveryEngineSearchSummary, SummarySpec
-from grounding_core.terminal import answer_rich
-from grounding_core.untrusted import one_line
+from grounding_core import (
+    DeveloperKnowledgeAnswerQuery,
+    DeveloperKnowledgeChunkSearch,
+    DiscoveryEngineAnswerQuery,
+    DiscoveryEngineChunkSearch,
+    DiscoveryEngineSearchSummary,
+    GroundedAnswer,
+    SourceChunk,
+    answer_html,
+    answer_markdown,
+    answer_rich,
+)
+from grounding_core.search.specs import SearchOptions
+from grounding_core.views import format_score
+from grounding_core.views.untrusted import one_line
 
 from .connection import (
     developer_knowledge_connection,
@@ -31,19 +36,13 @@ from .connection import (
 from .errors import UsageError
 from .output import note_console, write_html, write_json, write_text
 
-__all__ = ["DEVELOPER_KNOWLEDGE", "run_answer", "run_search", "search"]
-
 DEVELOPER_KNOWLEDGE = "developer-knowledge"
 _EXCERPT = 300
 
 
-def _search_spec(args: argparse.Namespace, k: int) -> ChunkSearchSpec:
-    return ChunkSearchSpec(
-        k=k,
-        filter=args.filter,
-        search_mode=args.search_mode,
-        relevance_threshold=args.relevance_threshold,
-    )
+def _search_options(args: argparse.Namespace, k: int) -> SearchOptions:
+    mode, threshold = args.search_mode, args.relevance_threshold
+    return {"k": k, "filter": args.filter, "search_mode": mode, "relevance_threshold": threshold}
 
 
 def search(args: argparse.Namespace, query: str, k: int) -> tuple[list[SourceChunk], str]:
@@ -51,30 +50,13 @@ def search(args: argparse.Namespace, query: str, k: int) -> tuple[list[SourceChu
     was searched (``target_label``)."""
     if args.api == DEVELOPER_KNOWLEDGE:
         with closing(developer_knowledge_connection(args)) as dk:
-            searching = DeveloperKnowledgeChunkSearch.create(dk, k=k, filter=args.filter)
-            return searching.search(query), "the Developer Knowledge API"
+            chunks = DeveloperKnowledgeChunkSearch(dk, k=k, filter=args.filter).search(query)
+            return chunks, "the Developer Knowledge API"
     with closing(discovery_engine_connection(args)) as connection:
-        spec = _search_spec(args, k)
-        searched = target(args, connection)
-        chunks = DiscoveryEngineChunkSearch(connection, searched, spec).search(query)
-        return chunks, target_label(args, searched)
-
-
-def _summary(args: argparse.Namespace) -> GroundedAnswer:
-    """The search summary of the top ``-k`` results (Discovery Engine only)."""
-    if args.api == DEVELOPER_KNOWLEDGE:
-        raise UsageError(
-            "--summary needs Discovery Engine (search summaries are a Vertex AI Search "
-            "feature): drop --api developer-knowledge, or use `grounding answer`"
+        searching = DiscoveryEngineChunkSearch(
+            connection, **target(args), **_search_options(args, k)
         )
-    with closing(discovery_engine_connection(args)) as connection:
-        summarizing = DiscoveryEngineSearchSummary(
-            connection,
-            target(args, connection),
-            SummarySpec(result_count=args.k),
-            _search_spec(args, args.k),
-        )
-        return summarizing.answer(args.query)
+        return searching.search(query), target_label(args, searching.target)
 
 
 def _print_answer(args: argparse.Namespace, console: Console, answer: GroundedAnswer) -> None:
@@ -90,11 +72,8 @@ def _print_answer(args: argparse.Namespace, console: Console, answer: GroundedAn
 def _chunk_table(query: str, chunks: list[SourceChunk], searched: str) -> Table:
     # Text cells: a title is never read as rich markup or :emoji: codes.
     title = Text(f"{len(chunks)} results for {one_line(repr(query))} in {one_line(searched)}")
-    table = Table(title=title)
-    table.add_column("#", justify="right")
-    table.add_column("score", justify="right")
-    table.add_column("title / uri")
-    table.add_column("content")
+    right = [Column("#", justify="right"), Column("score", justify="right")]
+    table = Table(*right, "title / uri", "content", title=title)
     for number, chunk in enumerate(chunks, start=1):
         score = format_score(chunk.relevance_score) if chunk.relevance_score is not None else ""
         text = one_line(chunk.content)
@@ -109,7 +88,17 @@ def run_search(args: argparse.Namespace, console: Console) -> int:
     """Print the top ``-k`` chunks for the query (a table, or JSON with ``--json``); with
     ``--summary``, the search summary of those results with its citations instead."""
     if args.summary:
-        _print_answer(args, console, _summary(args))
+        if args.api == DEVELOPER_KNOWLEDGE:
+            raise UsageError(
+                "--summary needs Discovery Engine (search summaries are a Vertex AI Search "
+                "feature): drop --api developer-knowledge, or use `grounding answer`"
+            )
+        with closing(discovery_engine_connection(args)) as connection:
+            options = _search_options(args, args.k)
+            summary = DiscoveryEngineSearchSummary(
+                connection, **target(args), search=options, result_count=args.k
+            )
+            _print_answer(args, console, summary.answer(args.query))
         return 0
     chunks, searched = search(args, args.query, args.k)
     if args.json:
@@ -122,18 +111,18 @@ def run_search(args: argparse.Namespace, console: Console) -> int:
 def _answer(args: argparse.Namespace) -> tuple[GroundedAnswer, str]:
     if args.api == DEVELOPER_KNOWLEDGE:
         with closing(developer_knowledge_connection(args)) as dk:
-            answer = DeveloperKnowledgeAnswerQuery(dk, args.filter).answer(args.query)
+            answer = DeveloperKnowledgeAnswerQuery(dk, filter=args.filter).answer(args.query)
             return answer, "the Developer Knowledge API"
     with closing(discovery_engine_connection(args)) as connection:
         # Google sends the grounding score only with the supports: the views show the score.
-        spec = AnswerSpec(
+        answering = DiscoveryEngineAnswerQuery(
+            connection,
+            **target(args),
             filter=args.filter,
             max_return_results=args.max_return_results,
             include_grounding_supports=True,
         )
-        asked = target(args, connection)
-        answering = DiscoveryEngineAnswerQuery(connection, asked, spec)
-        return answering.answer(args.query), target_label(args, asked)
+        return answering.answer(args.query), target_label(args, answering.target)
 
 
 def run_answer(args: argparse.Namespace, console: Console) -> int:
@@ -143,6 +132,5 @@ def run_answer(args: argparse.Namespace, console: Console) -> int:
     notes = note_console(console, json_output=args.json)
     write_text(notes, f"answered from {asked}")
     if args.html:
-        html = answer_html(answer, question=args.query)
-        write_html(args.html, html, notes)
+        write_html(args.html, answer_html(answer, question=args.query), notes)
     return 0

@@ -356,16 +356,6 @@ class GroundingCheck:
     variant.
     """
 
-    __slots__ = (
-        "connection",
-        "fallback_answer",
-        "grounding_config",
-        "min_support_score",
-        "on_error",
-        "on_ungrounded",
-        "spec",
-    )
-
     def __init__(
         self,
         connection: DiscoveryEngineConnection,
@@ -395,8 +385,9 @@ class GroundingCheck:
         self.on_error: ErrorPolicy = on_error
 
     def replace(self, **changes: Any) -> GroundingCheck:
-        """A copy with some settings changed (checked again), e.g.
-        ``check.replace(on_error="record")``."""
+        """A ``GroundingCheck`` with these settings and some changed (checked again), e.g.
+        ``check.replace(on_error="record")``; a subclass's copy is a plain ``GroundingCheck``
+        (what it adds around the check is not copied)."""
         settings = {
             "grounding_config": self.grounding_config.rpartition("/")[2],
             "citation_threshold": self.spec.citation_threshold,
@@ -407,7 +398,7 @@ class GroundingCheck:
             "fallback_answer": self.fallback_answer,
             "on_error": self.on_error,
         }
-        return type(self)(self.connection, **{**settings, **changes})
+        return GroundingCheck(self.connection, **{**settings, **changes})
 
     def __repr__(self) -> str:
         # The connection never shows credentials; only the endpoint is worth showing.

@@ -26,6 +26,7 @@ from .specs import (
     MAX_DEVELOPER_KNOWLEDGE_TEXT,
     MAX_PAGE_SIZE,
     DeveloperKnowledgeSearchSpec,
+    per_call,
 )
 
 DEVELOPER_KNOWLEDGE = "the Developer Knowledge corpus"
@@ -33,13 +34,8 @@ DEVELOPER_KNOWLEDGE = "the Developer Knowledge corpus"
 
 
 class DeveloperKnowledgeChunkSearch:
-    """Search of Google's developer documentation (Developer Knowledge ``SearchDocumentChunks``).
-
-    ``k`` and ``filter`` (AIP-160 on ``data_source``, ``uri``, ``update_time``,
-    ``content_length_bytes``; at most 500 characters) can change per call.
-    """
-
-    __slots__ = ("connection", "spec")
+    """Search of Google's developer documentation (Developer Knowledge ``SearchDocumentChunks``);
+    ``k`` and ``filter`` (``DeveloperKnowledgeSearchSpec``) can change per call."""
 
     def __init__(
         self,
@@ -60,11 +56,7 @@ class DeveloperKnowledgeChunkSearch:
         return type(self)(self.connection, k=spec.k, filter=spec.filter)
 
     def _request(self, query: str, k: int | None, filter: str | None) -> tuple[Any, int]:
-        spec = self.spec
-        if k is not None or filter is not None:
-            spec = dataclasses.replace(
-                spec, k=spec.k if k is None else k, filter=spec.filter if filter is None else filter
-            )
+        spec = per_call(self.spec, k, filter)
         request = dk.SearchDocumentChunksRequest(
             query=check_query(query, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT),
             page_size=min(spec.k, MAX_PAGE_SIZE),

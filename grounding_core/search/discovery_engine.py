@@ -1,11 +1,9 @@
 """``DiscoveryEngineChunkSearch``: Discovery Engine (Vertex AI Search) ``Search`` of a data store
 or an engine, in chunk mode (or documents mode), as ``SourceChunk`` records.
 
-Pages of up to 100 results are fetched until ``k`` results are collected or the results run
-out; only as many pages as needed are requested. ``search_results`` also gives what the first
-page's response says of the search as a whole (``SearchResults``: total size, corrected query,
-query expansion, facets). ``search`` and ``asearch`` share the request and the conversion and
-differ only in the client call (``asearch`` on Google's async client).
+Only as many pages (of up to 100 results) are requested as ``k`` needs. ``search_results`` also
+gives what the response says of the search as a whole (``SearchResults``: total size, corrected
+query, query expansion, facets).
 
 >>> connection = DiscoveryEngineConnection(project_id="p", emulator_host="localhost:8123")
 >>> search = DiscoveryEngineChunkSearch(connection, data_store_id="docs", k=5)
@@ -20,7 +18,7 @@ differ only in the client call (``asearch`` on Google's async client).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, get_args
 
 from google.cloud import discoveryengine_v1 as de
 
@@ -35,32 +33,37 @@ from grounding_core._settings import (
 )
 
 from .results import afirst_pages, chunks_from_results, first_pages, first_results, search_results
-from .specs import MAX_PAGE_SIZE, ChunkSearchSpec, SearchOptions
+from .specs import (
+    BOOST_SPEC_EXAMPLE,
+    FACET_SPEC_EXAMPLE,
+    MAX_PAGE_SIZE,
+    RELEVANCE_FILTER_SPEC_EXAMPLE,
+    SEARCH_MODES,
+    THRESHOLDS,
+    ChunkSearchSpec,
+    QueryExpansion,
+    SearchOptions,
+    SpellCorrection,
+    per_call,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 _SearchRequest = de.SearchRequest.pb()
-_MODES = {
-    "chunks": _SearchRequest.ContentSearchSpec.SearchResultMode.CHUNKS,
-    "documents": _SearchRequest.ContentSearchSpec.SearchResultMode.DOCUMENTS,
-}
-_SPELL_CORRECTION = {
-    "auto": _SearchRequest.SpellCorrectionSpec.AUTO,
-    "suggestion_only": _SearchRequest.SpellCorrectionSpec.SUGGESTION_ONLY,
-}
-_QUERY_EXPANSION = {
-    "auto": _SearchRequest.QueryExpansionSpec.AUTO,
-    "disabled": _SearchRequest.QueryExpansionSpec.DISABLED,
-}
+
+
+def _enum(holder: Any, names: tuple[str, ...]) -> dict[str | None, int]:
+    return {name: getattr(holder, name.upper()) for name in names}
+
+
+_MODES = _enum(_SearchRequest.ContentSearchSpec.SearchResultMode, SEARCH_MODES)
+_SPELL_CORRECTION = _enum(_SearchRequest.SpellCorrectionSpec, get_args(SpellCorrection))
+_QUERY_EXPANSION = _enum(_SearchRequest.QueryExpansionSpec, get_args(QueryExpansion))
 _THRESHOLDS = {
     None: _SearchRequest.RELEVANCE_THRESHOLD_UNSPECIFIED,
-    "lowest": _SearchRequest.LOWEST,
-    "low": _SearchRequest.LOW,
-    "medium": _SearchRequest.MEDIUM,
-    "high": _SearchRequest.HIGH,
+    **_enum(_SearchRequest, THRESHOLDS),
 }
-BOOST_SPEC_EXAMPLE = "{'condition_boost_specs': [{'condition': 'lang: ANY(\"en\")', 'boost': 0.5}]}"
 
 
 def api_message(message_type: Any, value: Any, field: str, example: str) -> Any:
@@ -125,7 +128,7 @@ def search_request(target: DiscoveryEngineTarget, query: str, spec: ChunkSearchS
                 de.SearchRequest.RelevanceFilterSpec,
                 spec.relevance_filter_spec,
                 "relevance_filter_spec",
-                "{'keyword_search_threshold': {'relevance_threshold': 'LOW'}}",
+                RELEVANCE_FILTER_SPEC_EXAMPLE,
             )
         )
     if spec.boost_spec is not None:
@@ -136,15 +139,10 @@ def search_request(target: DiscoveryEngineTarget, query: str, spec: ChunkSearchS
         )
         if data_store.boost_spec is not None:
             added.boost_spec.CopyFrom(boost_spec(data_store.boost_spec))
-    for number, facet in enumerate(spec.facet_specs):
-        message.facet_specs.append(
-            api_message(
-                de.SearchRequest.FacetSpec,
-                facet,
-                f"facet_specs[{number}]",
-                "{'facet_key': {'key': 'lang'}, 'limit': 10}",
-            )
-        )
+    message.facet_specs.extend(
+        api_message(de.SearchRequest.FacetSpec, facet, f"facet_specs[{n}]", FACET_SPEC_EXAMPLE)
+        for n, facet in enumerate(spec.facet_specs)
+    )
     check_request_size("Search", message)
     return message
 
@@ -167,16 +165,9 @@ class DiscoveryEngineChunkSearchArgs(
 
 
 class DiscoveryEngineChunkSearch:
-    """Search of a Discovery Engine (Vertex AI Search) data store or engine.
-
-    Built over a ``DiscoveryEngineConnection``, for ``data_store_id`` or ``engine_id`` (exactly
-    one; neither: ``$GROUNDING_DATA_STORE``), with ``ChunkSearchSpec``'s fields as options
-    (``k``, ``filter``, ``search_mode``, ...): a bad one raises ``ConfigurationError`` or
-    ``InputError`` here. ``search(query, k=..., filter=...)`` returns the top chunks;
-    ``search_results`` the chunks and the response's own values.
-    """
-
-    __slots__ = ("connection", "spec", "target")
+    """Search of a Discovery Engine (Vertex AI Search) data store or engine: ``data_store_id``
+    or ``engine_id`` (exactly one; neither: ``$GROUNDING_DATA_STORE``) and ``ChunkSearchSpec``'s
+    fields as options (a bad one raises ``ConfigurationError`` or ``InputError`` here)."""
 
     def __init__(
         self,
@@ -211,17 +202,12 @@ class DiscoveryEngineChunkSearch:
         return copy
 
     def _request(self, query: str, k: int | None, filter: str | None) -> tuple[Any, int]:
-        spec = self.spec
-        if k is not None or filter is not None:
-            spec = dataclasses.replace(
-                spec, k=spec.k if k is None else k, filter=spec.filter if filter is None else filter
-            )
+        spec = per_call(self.spec, k, filter)
         return search_request(self.target, query, spec), spec.k
 
     def _results(self, pages: list[Any], k: int) -> SearchResults:
+        # Google's pagers always give a first page, which carries the response's own values.
         chunks = chunks_from_results(first_results(pages, k), self.spec.document_text)
-        if not pages:
-            return SearchResults(tuple(chunks))
         return search_results(type(pages[0]).pb(pages[0]), chunks)
 
     def search(

@@ -1,10 +1,6 @@
 """A ``SearchResponse`` as records: each result (a chunk, or a document in documents mode) as a
-``SourceChunk`` with every field Google sent, the response's own values as ``SearchResults``.
-
-In documents mode a result's text is the content ``ChunkSearchSpec.document_text`` chooses:
-"auto" takes its extractive segments, else its extractive answers, else its snippets (without
-Google's ``<b>`` highlighting), else its struct data as ``key: value`` lines.
-"""
+``SourceChunk`` with every field Google sent, the response's own values as ``SearchResults``; a
+document's text is the content ``ChunkSearchSpec.document_text`` chooses."""
 
 from __future__ import annotations
 
@@ -91,10 +87,8 @@ def _chunk(chunk: Any, rank_signals: Any = None, model_scores: Any = NO_DATA) ->
 
 _HIGHLIGHT = re.compile(r"</?b>")
 _NO_SNIPPET = "NO_SNIPPET_AVAILABLE"
-
-
-# The contents of a DOCUMENTS-mode result that hold text, in "auto"'s order: the key of each in
-# the derived struct data, and the key of a part's text.
+# The contents of a document that hold text, in "auto"'s order: each one's key in the derived
+# struct data, and the key of a part's text.
 _DOCUMENT_PARTS = {
     "extractive_segments": "content",
     "extractive_answers": "content",
@@ -103,8 +97,8 @@ _DOCUMENT_PARTS = {
 
 
 def _parts_text(derived: dict[str, Any], key: str) -> str:
-    """The parts of one content joined by blank lines: blank ones, "No snippet is available"
-    ones and anything but text skipped; snippets without their highlighting tags."""
+    """The parts of one content joined by blank lines (blank ones, "No snippet is available"
+    ones and anything but text skipped)."""
     listed = derived.get(key)
     if not isinstance(listed, list):
         return ""
@@ -121,19 +115,12 @@ def _parts_text(derived: dict[str, Any], key: str) -> str:
 def _document_text(
     derived: dict[str, Any], struct_data: dict[str, Any], choice: DocumentText
 ) -> str:
-    """What a DOCUMENTS-mode result offers as text (``ChunkSearchSpec.document_text``): the
-    chosen content ("" when the result has none of it), or for ``"auto"`` the extractive
-    segments, else the extractive answers, else the snippets, else the document's struct data
-    as ``key: value`` lines."""
     if choice == "struct_data":
         return struct_text(struct_data)
     if choice != "auto":
         return _parts_text(derived, choice)
-    for key in _DOCUMENT_PARTS:
-        text = _parts_text(derived, key)
-        if text:
-            return text
-    return struct_text(struct_data)
+    texts = (_parts_text(derived, key) for key in _DOCUMENT_PARTS)
+    return next((text for text in texts if text), "") or struct_text(struct_data)
 
 
 def _from_document(result: Any, document_text: DocumentText) -> SourceChunk:
@@ -160,9 +147,8 @@ def _from_document(result: Any, document_text: DocumentText) -> SourceChunk:
 
 
 def _segment_score(derived: dict[str, Any]) -> float | None:
-    """A document's relevance score: the best ``relevanceScore`` of its extractive segments
-    (sent with ``return_extractive_segment_score``, "Get snippets and extracted content"),
-    else ``None``: a DOCUMENTS-mode result has no score of its own."""
+    """The best ``relevanceScore`` of a document's extractive segments (sent with
+    ``return_extractive_segment_score``), else ``None``: a document has no score of its own."""
     scores = [
         s["relevanceScore"]
         for s in derived.get("extractive_segments", ())
@@ -238,11 +224,7 @@ def search_results(response: Any, chunks: Sequence[SourceChunk]) -> SearchResult
         expanded_query=expansion.expanded_query,
         pinned_result_count=expansion.pinned_result_count,
         facets=tuple(
-            SearchFacet(
-                key=facet.key,
-                values=tuple(_facet_value(v) for v in facet.values),
-                dynamic_facet=facet.dynamic_facet,
-            )
+            SearchFacet(facet.key, tuple(map(_facet_value, facet.values)), facet.dynamic_facet)
             for facet in response.facets
         ),
         attribution_token=response.attribution_token,

@@ -1,16 +1,14 @@
-"""The options of a search, each named after its ``SearchRequest`` field and checked against
-Google's documented limits: ``ChunkSearchSpec`` (Discovery Engine), ``DataStoreSpec`` (one data
-store of an engine), ``DeveloperKnowledgeSearchSpec``; their ``SearchOptions`` as keyword
-arguments. A value the service would refuse raises an ``InputError`` naming the field, the limit
-and what to do, before anything is sent.
-"""
+"""The options of a search, checked against Google's documented limits: ``ChunkSearchSpec``
+(Discovery Engine), ``DataStoreSpec``, ``DeveloperKnowledgeSearchSpec``, ``SearchOptions``. A
+value the service would refuse raises an ``InputError`` (field, limit, what to do) before
+anything is sent."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, TypedDict, get_args
+from typing import Any, Literal, TypedDict, TypeVar, get_args
 
 from grounding_core._checks import (
     MAX_USER_PSEUDO_ID,
@@ -29,124 +27,97 @@ MAX_DEVELOPER_KNOWLEDGE_TEXT = 500
 # How many chunks a search returns unless told: the retrievers', the CLI's and the spec's.
 DEFAULT_SEARCH_K = 4
 DEFAULT_DEVELOPER_KNOWLEDGE_K = 5
-
-RelevanceThreshold = Literal["lowest", "low", "medium", "high"]
-THRESHOLDS: tuple[RelevanceThreshold, ...] = get_args(RelevanceThreshold)
-SearchResultMode = Literal["chunks", "documents"]
-
-
-SEARCH_MODES: tuple[SearchResultMode, ...] = get_args(SearchResultMode)
-
-
-def keep_boost_spec(spec: Any) -> None:
-    """Check ``spec.boost_spec`` and keep a copy of it: the caller's dict may change later, a
-    frozen spec may not."""
-    if spec.boost_spec is None:
-        return
-    if not isinstance(spec.boost_spec, Mapping):
-        raise InputError(
-            "boost_spec must be a dict in the API's BoostSpec form, e.g. "
-            "{'condition_boost_specs': [{'condition': 'lang: ANY(\"en\")', 'boost': 0.5}]}",
-            field="boost_spec",
-        )
-    jsonable_metadata(spec.boost_spec, "boost_spec")  # no lone surrogate, no cycle
-    object.__setattr__(spec, "boost_spec", copy.deepcopy(dict(spec.boost_spec)))
-
-
-QueryExpansion = Literal["auto", "disabled"]
-SpellCorrection = Literal["auto", "suggestion_only"]
 # ExtractiveContentSpec: "At most five answers are returned for each SearchResult"; segments at
 # most 10 ("Get snippets and extracted content"); SearchRequest.facet_specs: "A maximum of 100".
 MAX_EXTRACTIVE_ANSWERS = 5
 MAX_EXTRACTIVE_SEGMENTS = 10
 MAX_FACET_SPECS = 100
-# Options that only DOCUMENTS mode has (a chunk result has no derived struct data to carry them).
-_DOCUMENT_OPTIONS = (
-    "max_extractive_answer_count",
-    "max_extractive_segment_count",
-    "return_extractive_segment_score",
-    "num_previous_segments",
-    "num_next_segments",
-)
+
+RelevanceThreshold = Literal["lowest", "low", "medium", "high"]
+THRESHOLDS: tuple[RelevanceThreshold, ...] = get_args(RelevanceThreshold)
+SearchResultMode = Literal["chunks", "documents"]
+SEARCH_MODES: tuple[SearchResultMode, ...] = get_args(SearchResultMode)
+QueryExpansion = Literal["auto", "disabled"]
+SpellCorrection = Literal["auto", "suggestion_only"]
 # Which content of a DOCUMENTS-mode result becomes its text ("auto": the first there is).
 DocumentText = Literal[
     "auto", "extractive_segments", "extractive_answers", "snippets", "struct_data"
 ]
 DOCUMENT_TEXTS: tuple[DocumentText, ...] = get_args(DocumentText)
-# What each content needs asked for: (the option, its value that asks for none, how to ask).
+
+# The API's messages in dict form, as errors show them.
+BOOST_SPEC_EXAMPLE = "{'condition_boost_specs': [{'condition': 'lang: ANY(\"en\")', 'boost': 0.5}]}"
+FACET_SPEC_EXAMPLE = "{'facet_key': {'key': 'lang'}, 'limit': 10}"
+RELEVANCE_FILTER_SPEC_EXAMPLE = "{'keyword_search_threshold': {'relevance_threshold': 'LOW'}}"
+
+# The counts of DOCUMENTS mode and their upper limits (None: none).
+_COUNTS = {
+    "max_extractive_answer_count": MAX_EXTRACTIVE_ANSWERS,
+    "max_extractive_segment_count": MAX_EXTRACTIVE_SEGMENTS,
+    "num_previous_segments": None,
+    "num_next_segments": None,
+}
+# The options that shape extractive segments.
+_SEGMENT_OPTIONS = ("return_extractive_segment_score", "num_previous_segments", "num_next_segments")
+# What each content needs asked for: the option, and its value that asks for none.
 _DOCUMENT_TEXT_NEEDS = {
-    "extractive_segments": (
-        "max_extractive_segment_count",
-        0,
-        f"set it to 1..{MAX_EXTRACTIVE_SEGMENTS}",
-    ),
-    "extractive_answers": (
-        "max_extractive_answer_count",
-        0,
-        f"set it to 1..{MAX_EXTRACTIVE_ANSWERS}",
-    ),
-    "snippets": ("return_snippet", False, "leave it None or set it True"),
+    "extractive_segments": ("max_extractive_segment_count", 0),
+    "extractive_answers": ("max_extractive_answer_count", 0),
+    "snippets": ("return_snippet", False),
 }
 
 
-def _keep_mappings(spec: ChunkSearchSpec, name: str, example: str) -> None:
-    """``spec.name`` as a tuple of copied dicts (the API's message in dict form)."""
-    value = getattr(spec, name)
-    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
+def _dict_copy(value: Any, name: str, form: str, example: str) -> dict[str, Any]:
+    """``value``, an API message in dict form, as a private copy (the caller's may change, a
+    frozen spec may not); an ``InputError`` naming ``name`` if it is not a dict."""
+    if not isinstance(value, Mapping):
         raise InputError(
-            f"{name} must be a list of dicts in the API's form, e.g. [{example}]", field=name
+            f"{name} must be a dict in the API's {form} form, e.g. {example}, "
+            f"got {type(value).__name__}",
+            field=name,
         )
-    kept = []
-    for number, item in enumerate(value):
-        if not isinstance(item, Mapping):
-            raise InputError(
-                f"{name}[{number}] must be a dict in the API's form, e.g. {example}, "
-                f"got {type(item).__name__}",
-                field=f"{name}[{number}]",
-            )
-        jsonable_metadata(item, f"{name}[{number}]")  # no lone surrogate, no cycle
-        kept.append(copy.deepcopy(dict(item)))
-    object.__setattr__(spec, name, tuple(kept))
+    jsonable_metadata(value, name)  # no lone surrogate, no cycle
+    return copy.deepcopy(dict(value))
 
 
-@dataclass(frozen=True, slots=True)
+def keep_boost_spec(spec: Any) -> None:
+    """Check ``spec.boost_spec`` (``None``: none) and keep a private copy of it."""
+    if spec.boost_spec is not None:
+        kept = _dict_copy(spec.boost_spec, "boost_spec", "BoostSpec", BOOST_SPEC_EXAMPLE)
+        object.__setattr__(spec, "boost_spec", kept)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ChunkSearchSpec:
-    """Options of a Discovery Engine search (Google's ``SearchRequest`` field docs; each option
-    is named after its field).
+    """Options of a Discovery Engine search, each named after its ``SearchRequest`` field.
 
-    ``k`` results are returned (pages of up to 100 are fetched until ``k`` are collected or the
-    results run out). ``boost_spec`` takes the API's ``BoostSpec`` as a dict, e.g.
-    ``{"condition_boost_specs": [{"condition": 'lang: ANY("en")', "boost": 0.5}]}``.
-    Neighbouring chunks (``num_previous_chunks``/``num_next_chunks``, at most 3) exist only in
-    chunk mode (``search_mode="chunks"``, the default; ``"documents"`` for structured and
-    website data stores).
+    ``k`` results are returned (pages of up to 100 fetched until ``k`` are collected or the
+    results run out). ``boost_spec`` takes the API's ``BoostSpec`` as a dict
+    (``BOOST_SPEC_EXAMPLE``). Neighbouring chunks (``num_previous_chunks``/``num_next_chunks``,
+    at most 3) exist only in chunk mode (``search_mode="chunks"``, the default; ``"documents"``
+    for structured and website data stores).
 
     Documents mode only ("Get snippets and extracted content"): ``return_snippet`` (``None``,
-    the default, asks for snippets in documents mode: they exist on every edition),
-    ``max_extractive_answer_count`` (0..5), ``max_extractive_segment_count`` (0..10; extractive
-    content needs the Enterprise edition on Google), ``return_extractive_segment_score``,
-    ``num_previous_segments``/``num_next_segments`` (with segments). ``document_text``: which
-    content becomes a result's text (``SourceChunk.content``: ``page_content`` / node text):
-    ``"auto"`` (the default) its extractive segments, else its extractive answers, else its
-    snippets, else its struct data; ``"extractive_segments"``, ``"extractive_answers"`` (each
-    part joined by a blank line), ``"snippets"`` (without the ``<b>`` highlighting; "No
-    snippet is available" ones left out) or ``"struct_data"`` (``key: value`` lines, sorted)
-    only that content. The content must be asked for (an ``InputError`` says which option to
-    set). A result without the chosen content is still returned, with an empty text: one
-    record per search result, in the search's order, whatever the choice (its metadata, all
-    the content included in ``derived_struct_data``, is kept).
+    the default, asks for snippets: they exist on every edition), ``max_extractive_answer_count``
+    (0..5), ``max_extractive_segment_count`` (0..10; the Enterprise edition on Google),
+    ``return_extractive_segment_score``, ``num_previous_segments``/``num_next_segments`` (with
+    segments). ``document_text`` chooses a result's text (``SourceChunk.content``): ``"auto"``
+    (the default) its extractive segments, else its extractive answers, else its snippets, else
+    its struct data; or only ``"extractive_segments"``, ``"extractive_answers"`` (parts joined
+    by a blank line), ``"snippets"`` (without the ``<b>`` highlighting; "No snippet is
+    available" ones left out) or ``"struct_data"`` (``key: value`` lines, sorted), which must be
+    asked for. A result without the chosen content is still returned, with an empty text (its
+    ``derived_struct_data`` keeps all the content).
 
     Query: ``spell_correction`` (``"auto"``, Google's default, or ``"suggestion_only"``),
     ``query_expansion`` (``"auto"`` or ``"disabled"``, Google's default) with
-    ``pin_unexpanded_results``; ``canonical_filter`` (``SearchRequest.canonical_filter``, in
-    ``filter``'s syntax: the filter under which Google decides whether a query has too few
-    results and needs expanding; the results still pass ``filter``); ``language_code``,
-    ``user_pseudo_id`` (at most 128 characters), ``session`` (a session resource name);
-    ``relevance_filter_spec`` (a ``RelevanceFilterSpec`` dict). ``data_store_specs``:
-    ``DataStoreSpec`` records (an engine over several data stores; each with its filter and
-    boost). ``facet_specs``: ``FacetSpec`` dicts (at most 100), e.g.
-    ``{"facet_key": {"key": "lang"}, "limit": 10}``; the counts come back in
-    ``SearchResults.facets``.
+    ``pin_unexpanded_results``; ``canonical_filter`` (in ``filter``'s syntax: the filter under
+    which Google decides whether a query needs expanding; results still pass ``filter``);
+    ``language_code``, ``user_pseudo_id`` (at most 128 characters), ``session`` (a session
+    resource name); ``relevance_filter_spec`` (a ``RelevanceFilterSpec`` dict);
+    ``data_store_specs`` (``DataStoreSpec`` records: an engine over several data stores);
+    ``facet_specs`` (``FacetSpec`` dicts, at most 100, ``FACET_SPEC_EXAMPLE``; the counts come in
+    ``SearchResults.facets``).
 
     >>> ChunkSearchSpec(k=5, filter='lang: ANY("en")', num_next_chunks=1).k
     5
@@ -197,39 +168,20 @@ class ChunkSearchSpec:
         self._check_query_options()
 
     def _check_content(self) -> None:
-        check_count(
-            "max_extractive_answer_count",
-            self.max_extractive_answer_count,
-            minimum=0,
-            maximum=MAX_EXTRACTIVE_ANSWERS,
-        )
-        check_count(
-            "max_extractive_segment_count",
-            self.max_extractive_segment_count,
-            minimum=0,
-            maximum=MAX_EXTRACTIVE_SEGMENTS,
-        )
-        for name in ("num_previous_segments", "num_next_segments"):
-            check_count(name, getattr(self, name), minimum=0)
-        if self.search_mode == "chunks":
-            given = [n for n in ("return_snippet", *_DOCUMENT_OPTIONS) if getattr(self, n)]
-            if given:
-                raise InputError(
-                    f"{', '.join(given)} need search_mode='documents': chunk results carry no "
-                    "snippets or extractive content (a chunk's text is its content)",
-                    field=given[0],
-                )
+        for name, maximum in _COUNTS.items():
+            check_count(name, getattr(self, name), minimum=0, maximum=maximum)
+        if self.search_mode == "chunks":  # a chunk has no derived struct data to carry them
+            counts = ("max_extractive_answer_count", "max_extractive_segment_count")
+            self._refuse_given(
+                ("return_snippet", *counts, *_SEGMENT_OPTIONS),
+                "search_mode='documents': chunk results carry no snippets or extractive content "
+                "(a chunk's text is its content)",
+            )
         if not self.max_extractive_segment_count:
-            given = [n for n in _DOCUMENT_OPTIONS[2:] if getattr(self, n)]
-            if given:
-                raise InputError(
-                    f"{', '.join(given)} need max_extractive_segment_count > 0: they shape the "
-                    "extractive segments",
-                    field=given[0],
-                )
-        self._check_document_text()
-
-    def _check_document_text(self) -> None:
+            self._refuse_given(
+                _SEGMENT_OPTIONS,
+                "max_extractive_segment_count > 0: they shape the extractive segments",
+            )
         choice = self.document_text
         check_choice("document_text", choice, DOCUMENT_TEXTS)
         if choice == "auto":
@@ -241,19 +193,25 @@ class ChunkSearchSpec:
                 field="document_text",
             )
         if choice in _DOCUMENT_TEXT_NEEDS:
-            option, none, remedy = _DOCUMENT_TEXT_NEEDS[choice]
+            option, none = _DOCUMENT_TEXT_NEEDS[choice]
             if getattr(self, option) == none:
+                remedy = "leave it None or set it True"
+                if option in _COUNTS:
+                    remedy = f"set it to 1..{_COUNTS[option]}"
                 raise InputError(
                     f"document_text={choice!r} needs {choice.replace('_', ' ')}, but "
                     f"{option}={none!r} asks for none: {remedy}",
                     field="document_text",
                 )
 
+    def _refuse_given(self, names: tuple[str, ...], need: str) -> None:
+        given = [name for name in names if getattr(self, name)]
+        if given:
+            raise InputError(f"{', '.join(given)} need {need}", field=given[0])
+
     def _check_query_options(self) -> None:
-        if self.spell_correction is not None:
-            check_choice("spell_correction", self.spell_correction, ("auto", "suggestion_only"))
-        if self.query_expansion is not None:
-            check_choice("query_expansion", self.query_expansion, ("auto", "disabled"))
+        check_choice("spell_correction", self.spell_correction, (None, *get_args(SpellCorrection)))
+        check_choice("query_expansion", self.query_expansion, (None, *get_args(QueryExpansion)))
         if self.pin_unexpanded_results and self.query_expansion != "auto":
             raise InputError(
                 "pin_unexpanded_results needs query_expansion='auto': only an expanded query "
@@ -262,31 +220,37 @@ class ChunkSearchSpec:
             )
         check_text("user_pseudo_id", self.user_pseudo_id, maximum=MAX_USER_PSEUDO_ID)
         if self.relevance_filter_spec is not None:
-            if not isinstance(self.relevance_filter_spec, Mapping):
-                raise InputError(
-                    "relevance_filter_spec must be a dict in the API's RelevanceFilterSpec form, "
-                    "e.g. {'keyword_search_threshold': {'relevance_threshold': 'LOW'}}",
-                    field="relevance_filter_spec",
-                )
-            jsonable_metadata(self.relevance_filter_spec, "relevance_filter_spec")
-            object.__setattr__(
-                self, "relevance_filter_spec", copy.deepcopy(dict(self.relevance_filter_spec))
+            name = "relevance_filter_spec"
+            kept = _dict_copy(
+                self.relevance_filter_spec,
+                name,
+                "RelevanceFilterSpec",
+                RELEVANCE_FILTER_SPEC_EXAMPLE,
             )
+            object.__setattr__(self, name, kept)
         keep_data_store_specs(self)
-        _keep_mappings(self, "facet_specs", "{'facet_key': {'key': 'lang'}, 'limit': 10}")
-        if len(self.facet_specs) > MAX_FACET_SPECS:
+        facets = self.facet_specs
+        if isinstance(facets, str | bytes | Mapping) or not isinstance(facets, Sequence):
             raise InputError(
-                f"facet_specs has {len(self.facet_specs)} specs; the API accepts at most "
-                f"{MAX_FACET_SPECS}",
+                f"facet_specs must be a list of dicts, e.g. [{FACET_SPEC_EXAMPLE}]",
+                field="facet_specs",
+            )
+        if len(facets) > MAX_FACET_SPECS:
+            raise InputError(
+                f"facet_specs has {len(facets)} specs; the API accepts at most {MAX_FACET_SPECS}",
                 field="facet_specs",
                 limit=MAX_FACET_SPECS,
             )
+        kept_facets = tuple(
+            _dict_copy(facet, f"facet_specs[{n}]", "FacetSpec", FACET_SPEC_EXAMPLE)
+            for n, facet in enumerate(facets)
+        )
+        object.__setattr__(self, "facet_specs", kept_facets)
 
 
 class SearchOptions(TypedDict, total=False):
-    """The fields of ``ChunkSearchSpec`` as keyword arguments (any may be left out:
-    ``ChunkSearchSpec``'s defaults apply), for components that take them as ``**options``.
-    A sequence option may be any sequence (the spec keeps a tuple)."""
+    """The fields of ``ChunkSearchSpec`` as keyword arguments (``**options``; any may be left
+    out; a sequence option may be any sequence)."""
 
     k: int
     filter: str
@@ -315,7 +279,7 @@ class SearchOptions(TypedDict, total=False):
     facet_specs: Sequence[Mapping[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class DeveloperKnowledgeSearchSpec:
     """Options of a Developer Knowledge ``SearchDocumentChunks`` call (filter: AIP-160 on
     ``data_source``, ``uri``, ``update_time``, ``content_length_bytes``; at most 500 characters).
@@ -333,15 +297,13 @@ class DeveloperKnowledgeSearchSpec:
         check_text("filter", self.filter, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class DataStoreSpec:
-    """One data store of a multi-data-store engine in an answer's search, and the filter for
-    its documents (``search_params.data_store_specs``, and ``SearchRequest.data_store_specs``;
-    Google: "only considered for engines with multiple dataStores"); ``boost_spec`` (a
-    ``BoostSpec`` dict) boosts in that data store (Search). ``data_store`` is a data store id
-    (named in the target's project, location and collection) or a full resource name: Google
-    wants the project *number* in it
-    (``projects/123456/locations/global/collections/default_collection/dataStores/docs``).
+    """One data store of a multi-data-store engine (``SearchRequest.data_store_specs``, an
+    answer's ``search_params.data_store_specs``; Google: "only considered for engines with
+    multiple dataStores"), the filter for its documents and (Search only) its ``boost_spec``.
+    ``data_store``: an id (in the target's project, location and collection) or a full resource
+    name, with the project *number* (``projects/123456/locations/global/collections/...``).
 
     >>> DataStoreSpec("manuals", filter='lang: ANY("en")').filter
     'lang: ANY("en")'
@@ -361,9 +323,17 @@ class DataStoreSpec:
         keep_boost_spec(self)
 
 
+_Spec = TypeVar("_Spec", ChunkSearchSpec, DeveloperKnowledgeSearchSpec)
+
+
+def per_call(spec: _Spec, k: int | None, filter: str | None) -> _Spec:
+    """``spec`` with the ``k`` and ``filter`` given to one call (``None``: the spec's)."""
+    changes: dict[str, Any] = {n: v for n, v in (("k", k), ("filter", filter)) if v is not None}
+    return dataclasses.replace(spec, **changes) if changes else spec
+
+
 def keep_tuple(spec: Any, name: str) -> tuple[Any, ...]:
-    """``spec.name`` as a tuple (a list given by the caller may change later; a frozen spec may
-    not)."""
+    """``spec.name`` kept as a tuple (the caller's list may change, a frozen spec may not)."""
     value = getattr(spec, name)
     if isinstance(value, str | bytes) or not isinstance(value, Sequence):
         raise InputError(f"{name} must be a list or tuple, got {type(value).__name__}", field=name)

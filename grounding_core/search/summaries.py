@@ -1,11 +1,7 @@
 """``DiscoveryEngineSearchSummary``: a Discovery Engine ``Search`` with
-``content_search_spec.summary_spec``, its summary as a ``GroundedAnswer`` (sync and async).
-
-The summary's text is ``summary_with_metadata.summary`` (the text its citation spans index),
-its citations carry string and UTF-8 byte spans and their references (the search results the
-summary cites), ``skipped_reasons`` says why a summary was skipped (then the text is the
-service's fallback message). So the views, ``answer_metadata`` and the frameworks' answer
-outputs work on a summary as on an answer.
+``content_search_spec.summary_spec``, its summary as a ``GroundedAnswer`` (citations with string
+and UTF-8 byte spans, the cited search results as references, ``skipped_reasons``), so that the
+views, ``answer_metadata`` and the frameworks' answer outputs work on it as on an answer.
 
 >>> summarizing = DiscoveryEngineSearchSummary(
 ...     DiscoveryEngineConnection(project_id="p", emulator_host="localhost:8123"),
@@ -34,8 +30,8 @@ from grounding_core._records import AnswerCitation, GroundedAnswer, SourceChunk
 from grounding_core._settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG
 
 from .discovery_engine import DiscoveryEngineTargetArgs, search_request
-from .results import chunks_from_results
-from .specs import ChunkSearchSpec, SearchOptions, SearchResultMode
+from .results import afirst_pages, chunks_from_results
+from .specs import ChunkSearchSpec, SearchOptions
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -47,10 +43,7 @@ MAX_SUMMARY_RESULTS_CHUNKS = 50
 # The count of Google's search sample and of the "Get search summaries" page's example.
 DEFAULT_SUMMARY_RESULT_COUNT = 5
 
-_MAX_RESULTS: dict[SearchResultMode, int] = {
-    "chunks": MAX_SUMMARY_RESULTS_CHUNKS,
-    "documents": MAX_SUMMARY_RESULTS_DOCUMENTS,
-}
+_MAX_RESULTS = {"chunks": MAX_SUMMARY_RESULTS_CHUNKS, "documents": MAX_SUMMARY_RESULTS_DOCUMENTS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +54,9 @@ class SummarySpec:
     in documents mode; default 5). ``include_citations`` (default true, unlike Google's false:
     citations are the point here) asks for citation spans and in-line numbers. The
     ``ignore_*`` flags skip a summary for adversarial, non-summary-seeking (chit-chat,
-    navigational) and jail-breaking queries, or when the results have low relevance
-    (``ignore_low_relevant_content``). ``preamble`` (``model_prompt_spec``),
-    ``language_code``, ``model_version`` (``model_spec.version``: ``stable``, ``preview``)
-    and ``use_semantic_chunks`` are passed on as they are.
+    navigational) and jail-breaking queries, or results of low relevance. ``preamble``
+    (``model_prompt_spec``), ``language_code``, ``model_version`` (``model_spec.version``:
+    ``stable``, ``preview``) and ``use_semantic_chunks`` are passed on as they are.
 
     >>> SummarySpec(result_count=0)
     Traceback (most recent call last):
@@ -91,8 +83,7 @@ class SummarySpec:
 
 
 class SummaryOptions(TypedDict, total=False):
-    """The fields of ``SummarySpec`` as keyword arguments (any may be left out: ``SummarySpec``'s
-    defaults apply), for components that take them as ``**options``."""
+    """The fields of ``SummarySpec`` as keyword arguments (``**options``; any may be left out)."""
 
     result_count: int
     include_citations: bool
@@ -128,8 +119,7 @@ class DiscoveryEngineSearchSummaryArgs(
     DiscoveryEngineConnectionArgs, DiscoveryEngineTargetArgs, SummaryOptions, total=False
 ):
     """Every keyword argument of a search summary in one set, as the framework components take
-    them: the connection's, the target's, the summary options and ``search``, the search's
-    options (a ``ChunkSearchSpec`` or a dict of its fields)."""
+    them: the connection's, the target's, the summary options and ``search``."""
 
     search: ChunkSearchSpec | SearchOptions
 
@@ -159,8 +149,8 @@ def search_spec(search: ChunkSearchSpec | SearchOptions) -> ChunkSearchSpec:
 def _summary_reference(
     reference: Any, results: Mapping[tuple[str, str], SourceChunk]
 ) -> SourceChunk:
-    """A summary's reference: the search result it names when the response holds it (a chunk
-    result with the cited content), else a record of its own (named after the document)."""
+    """The search result a summary's reference names (a chunk result with the cited content),
+    else a record of its own, named after the document."""
     contents = [c.content for c in reference.chunk_contents]
     for content in contents:
         found = results.get((reference.document, content))
@@ -208,16 +198,11 @@ def summary_answer(response: Any) -> GroundedAnswer:
 
 
 class DiscoveryEngineSearchSummary:
-    """Search summaries of an engine or a data store: ``answer``/``aanswer`` (the shape of
-    ``DiscoveryEngineAnswerQuery``'s, so that the frameworks wrap both alike) return the summary
-    as a ``GroundedAnswer``.
-
-    ``search`` holds the search's options (a ``ChunkSearchSpec`` or a dict of its fields:
-    filter, mode, boosts...; its ``k`` is not used: the summary reads one page of
-    ``result_count`` results); ``options`` are ``SummarySpec``'s fields.
+    """Search summaries of an engine or a data store, as ``GroundedAnswer`` records (the
+    methods of ``DiscoveryEngineAnswerQuery``, so that the frameworks wrap both alike);
+    ``search``: a ``ChunkSearchSpec`` or a dict of its fields (its ``k`` is not used: the
+    summary reads one page of ``result_count`` results); ``options``: ``SummarySpec``'s fields.
     """
-
-    __slots__ = ("connection", "search", "spec", "target")
 
     def __init__(
         self,
@@ -279,16 +264,11 @@ class DiscoveryEngineSearchSummary:
             pager = await client.search(
                 request=request, **self.connection.call_options.async_call_kwargs()
             )
-            pages: Any = pager.pages  # an async generator: typed as a bare iterator
-            try:
-                response = await anext(pages)
-            finally:
-                await pages.aclose()
+            response = (await afirst_pages(pager.pages, 0))[0]
         return summary_answer(type(response).pb(response))
 
     def stream(self, query: str) -> Iterator[str | GroundedAnswer]:
-        """``answer`` in the shape of an answer stream (a summary does not stream: the whole
-        text comes at once)."""
+        """``answer`` as an answer stream (a summary comes whole)."""
         yield from self.answer(query).stream()
 
     async def astream(self, query: str) -> AsyncIterator[str | GroundedAnswer]:

@@ -1,52 +1,41 @@
 """A checked answer (or a grounded answer) as annotated text: what every renderer draws.
 
 ``annotate_grounding`` and ``annotate_answer`` turn a ``GroundingResult`` or a
-``GroundedAnswer`` into an ``AnnotatedText``: the answer, its segments (claims or cited
-segments), each with a support level and the numbered sources it cites, and the numbered
-sources themselves. The Markdown, terminal and HTML renderers draw the same
-``AnnotatedText``, so their ``[n]`` numbers agree.
-
-Support levels of a claim (``support_level``):
+``GroundedAnswer`` into an ``AnnotatedText``: its segments (claims or cited segments), each with
+a support level and the numbered sources it cites, so that the Markdown, terminal and HTML
+views' ``[n]`` agree. Support levels (``support_level``; ``docs/reports.md``):
 
 - ``supported``: the check cited at least one source;
-- ``weak``: cited, but its claim-level score is below ``weak_below`` (default 0.8). The service
-  cites a source once a claim's score reaches the citation threshold (0.6 by default), so a
-  weak claim sits in the lowest band of the supported range: partly entailed, a paraphrase that
-  adds or drops something, or supported only by combining sources. Only claims that have a
-  score can be weak: ask for claim-level scores (``enable_claim_level_score=True``);
+- ``weak``: cited, but its claim-level score (``enable_claim_level_score=True``) is below
+  ``weak_below`` (default 0.8): the lowest band of the supported range, which starts at the
+  citation threshold (0.6 by default): partly entailed, a paraphrase that adds or drops
+  something, or supported only by combining sources;
 - ``unsupported``: checked, and no source supports it;
 - ``not_checked``: the service did not check it (greetings, connectives, questions).
-
->>> from grounding_core import CitedChunk, Claim, GroundingResult
->>> fact = CitedChunk("Paris is the capital of France.", source_index=0, fact_index=0)
->>> result = GroundingResult(
-...     "Paris is the capital. It has 90 million people.",
-...     0.5,
-...     (Claim("Paris is the capital.", 0, 21, citations=(fact,), citation_indices=(0,),
-...            score=0.7),
-...      Claim("It has 90 million people.", 22, 47, score=0.1)),
-... )
->>> text = annotate_grounding(result)
->>> [(s.level, s.numbers) for s in text.segments]
-[('weak', (1,)), ('unsupported', ())]
->>> [(piece, segment is not None) for piece, segment in text.pieces()]
-[('Paris is the capital.', True), (' ', False), ('It has 90 million people.', True)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import dataclasses
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:
     from grounding_core._records import Claim, GroundedAnswer, GroundingResult, GroundingSource
 
 
 SupportLevel = Literal["supported", "weak", "unsupported", "not_checked"]
-SUPPORT_LEVELS: tuple[SupportLevel, ...] = ("supported", "weak", "unsupported", "not_checked")
+SUPPORT_LEVELS: tuple[SupportLevel, ...] = get_args(SupportLevel)
+# How the views name each level.
+LEVEL_LABELS = {level: level.replace("_", " ") for level in SUPPORT_LEVELS}
 
 DEFAULT_WEAK_BELOW = 0.8
+
+
+def plural(count: int, word: str) -> str:
+    """``1 source``, ``2 sources``."""
+    return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def support_level(claim: Claim, weak_below: float = DEFAULT_WEAK_BELOW) -> SupportLevel:
@@ -66,11 +55,8 @@ def support_level(claim: Claim, weak_below: float = DEFAULT_WEAK_BELOW) -> Suppo
 
 @dataclass(frozen=True, slots=True)
 class NumberedSource:
-    """A cited source, numbered in order of first citation (``[1]`` is cited first).
-
-    ``source_index`` is its position in the sources given to the check (``None`` for an
-    answer's reference or a cited chunk that names no source); ``text`` its full text.
-    """
+    """A cited source, numbered in order of first citation; ``source_index``: its position in
+    the sources given to the check (``None``: an answer's reference or an unnamed chunk)."""
 
     number: int
     title: str
@@ -96,9 +82,8 @@ class CitedPassage:
 class Segment:
     """A claim (or a cited segment of an answer) with its support level and citations.
 
-    ``start``/``end`` are string indices into the answer; ``located`` is false when the
-    service sent no usable span (none, out of range, or overlapping an earlier segment), in
-    which case renderers list the segment but cannot mark it in the text.
+    ``start``/``end``: string indices into the answer; ``located`` is false without a usable
+    span (none, out of range, or overlapping an earlier segment): it cannot be marked in the text.
     """
 
     index: int
@@ -118,11 +103,8 @@ class Segment:
 
 @dataclass(frozen=True, slots=True)
 class AnnotatedText:
-    """An answer, its segments and the numbered sources they cite (see the module docstring).
-
-    ``score`` is the support score of a check (or the grounding score of an answer);
-    ``source_count`` how many sources were given (cited or not).
-    """
+    """An answer, its segments and the numbered sources they cite; ``score``: the support score
+    of a check (or an answer's grounding score); ``source_count``: the sources given."""
 
     text: str
     segments: tuple[Segment, ...]
@@ -132,10 +114,7 @@ class AnnotatedText:
 
     def counts(self) -> dict[SupportLevel, int]:
         """How many segments have each support level (every level present, in order)."""
-        counts: dict[SupportLevel, int] = dict.fromkeys(SUPPORT_LEVELS, 0)
-        for segment in self.segments:
-            counts[segment.level] += 1
-        return counts
+        return {level: sum(s.level == level for s in self.segments) for level in SUPPORT_LEVELS}
 
     def pieces(self) -> Iterator[tuple[str, Segment | None]]:
         """The text cut into runs: each located segment, and the plain text between them."""
@@ -169,36 +148,20 @@ class _Numbering:
             self.sources.append(NumberedSource(number, title, uri, text, source_index))
         return number
 
-
-def _title_and_uri(metadata: Mapping[str, Any]) -> tuple[str, str]:
-    uri = metadata.get("source") or metadata.get("uri") or ""
-    return str(metadata.get("title") or ""), str(uri)
-
-
-def _locate(segments: list[Segment], length: int) -> tuple[Segment, ...]:
-    """``segments`` with ``located`` set where the span is usable and overlaps no other."""
-    taken: list[tuple[int, int]] = []
-    located: list[Segment] = []
-    for segment in segments:
-        start, end = segment.start, segment.end
-        ok = start is not None and end is not None and 0 <= start < end <= length
-        if ok and start is not None and end is not None:
-            ok = all(end <= s or start >= e for s, e in taken)
-            if ok:
+    def annotated(
+        self, text: str, segments: list[Segment], score: float | None, source_count: int
+    ) -> AnnotatedText:
+        """The ``AnnotatedText``, each segment ``located`` where its span is usable and overlaps
+        no other."""
+        taken: list[tuple[int, int]] = []
+        for number, segment in enumerate(segments):
+            start, end = segment.start, segment.end
+            if start is None or end is None or not 0 <= start < end <= len(text):
+                continue
+            if all(end <= s or start >= e for s, e in taken):
                 taken.append((start, end))
-        located.append(
-            Segment(
-                segment.index,
-                segment.text,
-                segment.start,
-                segment.end,
-                segment.level,
-                segment.score,
-                segment.passages,
-                ok,
-            )
-        )
-    return tuple(located)
+                segments[number] = dataclasses.replace(segment, located=True)
+        return AnnotatedText(text, tuple(segments), tuple(self.sources), score, source_count)
 
 
 def annotate_grounding(
@@ -210,8 +173,7 @@ def annotate_grounding(
     """The claims of a grounding check, their support levels and their numbered sources.
 
     ``sources`` are the sources given to the check: their ``title`` and ``source``/``uri``
-    metadata name the numbered sources; without them the cited chunks' own title and URI are
-    used.
+    metadata name the numbered sources (else the cited chunks' own title and URI do).
     """
     numbering = _Numbering()
     segments: list[Segment] = []
@@ -221,37 +183,23 @@ def annotate_grounding(
             source_index = chunk.source_index
             if source_index is not None and 0 <= source_index < len(sources):
                 source = sources[source_index]
-                title, uri = _title_and_uri(source.metadata)
+                title = str(source.metadata.get("title") or "")
+                uri = str(source.metadata.get("source") or source.metadata.get("uri") or "")
                 number = numbering.number(source_index, title, uri, source.text, source_index)
             else:
                 key = source_index if source_index is not None else ("text", chunk.text)
                 number = numbering.number(key, chunk.title, chunk.uri, chunk.text, source_index)
             passages.append(CitedPassage(number, chunk.text))
+        level = support_level(claim, weak_below)
         segments.append(
-            Segment(
-                index,
-                claim.text,
-                claim.start,
-                claim.end,
-                support_level(claim, weak_below),
-                claim.score,
-                tuple(passages),
-            )
+            Segment(index, claim.text, claim.start, claim.end, level, claim.score, tuple(passages))
         )
-    return AnnotatedText(
-        result.answer,
-        _locate(segments, len(result.answer)),
-        tuple(numbering.sources),
-        result.support_score,
-        len(sources),
-    )
+    return numbering.annotated(result.answer, segments, result.support_score, len(sources))
 
 
 def annotate_answer(answer: GroundedAnswer) -> AnnotatedText:
-    """The cited segments of an ``answerQuery`` answer and its numbered references.
-
-    A segment with references is ``supported``; its passages are the references' content.
-    """
+    """The cited segments of an ``answerQuery`` answer (``supported`` when they have
+    references, whose content are their passages) and its numbered references."""
     numbering = _Numbering()
     segments: list[Segment] = []
     for index, citation in enumerate(answer.citations):
@@ -266,12 +214,8 @@ def annotate_answer(answer: GroundedAnswer) -> AnnotatedText:
         segments.append(
             Segment(index, citation.text, citation.start, citation.end, level, None, passages)
         )
-    return AnnotatedText(
-        answer.answer_text,
-        _locate(segments, len(answer.answer_text)),
-        tuple(numbering.sources),
-        answer.grounding_score,
-        len(answer.references),
+    return numbering.annotated(
+        answer.answer_text, segments, answer.grounding_score, len(answer.references)
     )
 
 

@@ -1,23 +1,13 @@
-"""A grounding check (or a grounded answer) as a self-contained, safe HTML report.
+"""A grounding check (or a grounded answer) as a self-contained, safe HTML report
+(``docs/reports.md``).
 
-The report shows a support-score summary, then the answer with every claim highlighted by its
-support level (``gk-supported``, ``gk-weak``, ``gk-unsupported``, ``gk-not-checked``; see
-``annotate`` for what "weak" means), and for each claim its cited sources: title, link and the
-cited text. Hovering over a claim (or focusing it) shows its sources beside the answer; a click
-pins them; Escape clears. Without JavaScript (a notebook that strips scripts) every claim's
-sources are listed below the answer and each claim links to its entry.
-
-Safe with any answer and source text:
-
-- every piece of text is HTML-escaped after ``untrusted.printable`` (control characters made
-  visible, lone surrogates and bidi overrides replaced), and ids, classes and ``data-``
-  values are generated here, never taken from content;
-- only ``http``/``https`` URIs become links (``untrusted.safe_href``: spaces, quotes and
-  controls in the target percent-encoded; ``rel="noopener noreferrer nofollow"``); any other
-  URI (``javascript:``, ``data:``, ``file:``, ``gs://``...) is shown as text;
-- the CSS and JavaScript are static constants of this module; a full document carries a
-  Content-Security-Policy that allows exactly them (by hash) and nothing else: no other script,
-  style, image, font, frame, form or base URI.
+Every claim is highlighted by its support level (``LEVEL_CLASSES``); hovering over, focusing or
+clicking it shows its cited sources (without JavaScript they are listed below the answer).
+Safe with any answer and source text: every piece of text is HTML-escaped after
+``untrusted.printable``; ids, classes and ``data-`` values are generated here, never taken from
+content; only ``http``/``https`` URIs become links (``untrusted.safe_href``, ``rel="noopener
+noreferrer nofollow"``), any other is text; a full document carries a Content-Security-Policy
+that allows exactly the package's ``report.css`` and ``report.js`` (by hash) and nothing else.
 
 >>> from grounding_core import CitedChunk, Claim, GroundingResult, GroundingSource
 >>> fact = CitedChunk("Paris is the capital of France.", source_index=0, fact_index=0)
@@ -41,11 +31,14 @@ import base64
 import hashlib
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
 from .annotate import (
     DEFAULT_WEAK_BELOW,
+    LEVEL_LABELS,
+    SUPPORT_LEVELS,
     AnnotatedText,
     NumberedSource,
     Segment,
@@ -54,6 +47,7 @@ from .annotate import (
     annotate_answer,
     annotate_grounding,
     format_score,
+    plural,
     shown_verdict,
 )
 from .untrusted import printable, safe_href
@@ -61,19 +55,7 @@ from .untrusted import printable, safe_href
 if TYPE_CHECKING:
     from grounding_core._records import GroundedAnswer, GroundingResult, GroundingSource
 
-LEVEL_CLASSES: dict[SupportLevel, str] = {
-    "supported": "gk-supported",
-    "weak": "gk-weak",
-    "unsupported": "gk-unsupported",
-    "not_checked": "gk-not-checked",
-}
-
-_LABELS: dict[SupportLevel, str] = {
-    "supported": "supported",
-    "weak": "weak",
-    "unsupported": "unsupported",
-    "not_checked": "not checked",
-}
+LEVEL_CLASSES = {level: "gk-" + level.replace("_", "-") for level in SUPPORT_LEVELS}
 
 # The report's static style and script, allowed by hash in the Content-Security-Policy.
 _CSS = (resources.files(__package__) / "report.css").read_text(encoding="utf-8")
@@ -110,10 +92,10 @@ def _link(uri: str, label: str) -> str:
 
 
 _EXCERPT = 160
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
+_NOTES = {
+    "unsupported": "No source supports this claim.",
+    "not_checked": "Not checked: the service found nothing in it to verify.",
+}
 
 
 def _excerpt(text: str) -> str:
@@ -128,88 +110,64 @@ def _source_line(source: NumberedSource) -> str:
     return _link(source.uri, source.label) + uri
 
 
-def _prefix(text: AnnotatedText, title: str) -> str:
-    """An id prefix derived from the content: stable, and distinct between reports."""
-    digest = hashlib.sha256(repr((title, text)).encode("utf-8", "replace")).hexdigest()
-    return f"gk-{digest[:10]}"
-
-
+@dataclass
 class _Page:
     """The parts of one report, for a check or for an answer (``kind``)."""
 
-    def __init__(
-        self,
-        text: AnnotatedText,
-        *,
-        kind: str,
-        title: str,
-        question: str | None,
-        weak_below: float,
-        min_score: float | None,
-        score_label: str,
-        verdict: Verdict | None = None,
-    ) -> None:
-        self.text = text
-        self.kind = kind
-        self.title = title
-        self.question = question
-        self.weak_below = weak_below
-        self.min_score = min_score
-        self.score_label = score_label
-        self.verdict = verdict
-        self.prefix = _prefix(text, title)
+    text: AnnotatedText
+    kind: str
+    title: str
+    question: str | None
+    score_label: str
+    weak_below: float = DEFAULT_WEAK_BELOW
+    min_score: float | None = None
+    verdict: Verdict | None = None
+
+    def __post_init__(self) -> None:
+        # The ids' prefix, derived from the content: stable, and distinct between reports.
+        digest = hashlib.sha256(repr((self.title, self.text)).encode("utf-8", "replace"))
+        self.prefix = f"gk-{digest.hexdigest()[:10]}"
 
     def label(self, level: SupportLevel) -> str:
-        if self.kind == "answer":
-            return "cited" if level == "supported" else _LABELS[level]
-        return _LABELS[level]
+        if self.kind == "answer" and level == "supported":
+            return "cited"
+        return LEVEL_LABELS[level]
 
     def count_label(self, level: SupportLevel, count: int) -> str:
         if self.kind == "answer":
-            return _plural(count, f"{self.label(level)} segment")
+            return plural(count, f"{self.label(level)} segment")
         return f"{count} {self.label(level)}"
 
     def summary(self) -> str:
-        score = self.text.score
-        verdict, state = "", "gk-unknown"
+        score, verdict, state, meter, question = self.text.score, "", "gk-unknown", "", ""
         if self.verdict is not None:
-            passed, verdict = self.verdict
+            passed, words = self.verdict
+            verdict = f'<span class="gk-verdict">{_text(words)}</span>' if words else ""
             state = "gk-passed" if passed else "gk-failed"
-        meter = ""
         if score is not None:
             low = f' low="{self.min_score:.3f}"' if self.min_score is not None else ""
             meter = f'<meter min="0" max="1"{low} optimum="1" value="{score:.3f}"></meter>'
-        parts = [f"<h2>{_text(self.title)}</h2>"]
         if self.question:
-            parts.append(f'<p class="gk-question">Question: {_text(self.question)}</p>')
-        parts.append(
-            f'<p class="gk-score {state}"><span>{_text(self.score_label)}</span> '
-            f'<strong class="gk-score-value">{format_score(score)}</strong>{meter}'
-            + (f'<span class="gk-verdict">{_text(verdict)}</span>' if verdict else "")
-            + "</p>"
-        )
-        counts = self.text.counts()
+            question = f'<p class="gk-question">Question: {_text(self.question)}</p>'
         items = [
             f'<li class="gk-count {LEVEL_CLASSES[level]}" data-count="{count}">'
             f'<span class="gk-swatch"></span>{self.count_label(level, count)}</li>'
-            for level, count in counts.items()
+            for level, count in self.text.counts().items()
             if count or self.kind == "grounding"
         ]
-        given = _plural(self.text.source_count, "reference" if self.kind == "answer" else "source")
-        items.append(
-            f'<li class="gk-count gk-sources-count">{given} given, '
-            f"{len(self.text.sources)} cited</li>"
+        given = plural(self.text.source_count, "reference" if self.kind == "answer" else "source")
+        return (
+            f'<header class="gk-summary"><h2>{_text(self.title)}</h2>{question}'
+            f'<p class="gk-score {state}"><span>{_text(self.score_label)}</span> '
+            f'<strong class="gk-score-value">{format_score(score)}</strong>{meter}{verdict}</p>'
+            f'<ul class="gk-counts">{"".join(items)}<li class="gk-count gk-sources-count">'
+            f"{given} given, {len(self.text.sources)} cited</li></ul></header>"
         )
-        parts.append(f'<ul class="gk-counts">{"".join(items)}</ul>')
-        return f'<header class="gk-summary">{"".join(parts)}</header>'
 
     def claim_title(self, segment: Segment) -> str:
-        words = [self.label(segment.level)]
-        if segment.score is not None:
-            words.append(f"score {segment.score:.2f}")
-        for number in segment.numbers:
-            words.append(f"[{number}] {self.text.source(number).label}")
-        return " · ".join(words)
+        score = [] if segment.score is None else [f"score {segment.score:.2f}"]
+        cited = [f"[{n}] {self.text.source(n).label}" for n in segment.numbers]
+        return " · ".join([self.label(segment.level), *score, *cited])
 
     def answer(self) -> str:
         out: list[str] = []
@@ -230,24 +188,16 @@ class _Page:
         return f'<p class="gk-answer">{"".join(out)}</p>'
 
     def note(self, segment: Segment) -> str:
-        if segment.level == "unsupported":
-            return "No source supports this claim."
-        if segment.level == "not_checked":
-            return "Not checked: the service found nothing in it to verify."
-        if segment.level == "weak" and segment.score is not None:
-            return (
-                f"Weak support: the claim's score {segment.score:.2f} is below "
-                f"{self.weak_below:.2f}."
-            )
-        return ""
+        score = segment.score
+        if segment.level == "weak" and score is not None:
+            return f"Weak support: the claim's score {score:.2f} is below {self.weak_below:.2f}."
+        return _NOTES.get(segment.level, "")
 
     def detail(self, segment: Segment) -> str:
         css = LEVEL_CLASSES[segment.level]
-        score = (
-            f'<span class="gk-detail-score">score {segment.score:.2f}</span>'
-            if segment.score is not None
-            else ""
-        )
+        score = ""
+        if segment.score is not None:
+            score = f'<span class="gk-detail-score">score {segment.score:.2f}</span>'
         parts = [
             f'<div class="gk-detail-head"><span class="gk-badge">'
             f"{self.label(segment.level)}</span>{score}</div>",
@@ -333,28 +283,19 @@ def grounding_html(
     min_support_score: float | None = None,
     full_document: bool = True,
 ) -> str:
-    """The HTML report of a grounding check (see the module docstring).
+    """The HTML report of a grounding check (sources named as ``annotate_grounding`` says).
 
-    ``sources`` are the sources given to the check (their ``title`` and ``source``/``uri``
-    metadata name the cited sources). ``min_support_score`` adds a passed/failed verdict;
-    ``weak_below`` is the claim score under which a supported claim shows as weak.
-    ``full_document=False`` gives a fragment (style, report, script) to embed in a page or a
-    notebook; the full document adds the Content-Security-Policy.
+    ``min_support_score`` adds a passed/failed verdict; ``full_document=False`` gives a fragment
+    (style, report, script) to embed in a page or a notebook, without the CSP.
 
     >>> from grounding_core import GroundingResult
     >>> "gk-report" in grounding_html(GroundingResult("Hello.", None), full_document=False)
     True
     """
     text = annotate_grounding(result, sources, weak_below=weak_below)
+    verdict = shown_verdict(result, min_support_score)
     page = _Page(
-        text,
-        kind="grounding",
-        title=title,
-        question=question,
-        weak_below=weak_below,
-        min_score=min_support_score,
-        score_label="Support score",
-        verdict=shown_verdict(result, min_support_score),
+        text, "grounding", title, question, "Support score", weak_below, min_support_score, verdict
     )
     return _wrap(title, page.fragment(), full_document=full_document)
 
@@ -372,16 +313,7 @@ def answer_html(
     >>> "no answer" in answer_html(GroundedAnswer("", skipped_reasons=("NO_RELEVANT_CONTENT",)))
     True
     """
-    text = annotate_answer(answer)
-    page = _Page(
-        text,
-        kind="answer",
-        title=title,
-        question=question,
-        weak_below=DEFAULT_WEAK_BELOW,
-        min_score=None,
-        score_label="Grounding score",
-    )
+    page = _Page(annotate_answer(answer), "answer", title, question, "Grounding score")
     extra = ""
     if answer.skipped:
         reasons = ", ".join(answer.skipped_reasons)

@@ -1,19 +1,14 @@
-"""Rendering grounding results and grounded answers as Markdown.
-
-The answer keeps its text; after each cited claim come ``[n]`` markers, numbered in order of
-first citation, and a numbered source list follows. Claims the check found unsupported are
-marked ``**[unsupported]**``. Claims without a span (the service sent none) cannot be marked.
+"""Rendering grounding results and grounded answers as Markdown: the answer's text, ``[n]``
+markers after each cited claim (numbered in order of first citation), ``**[unsupported]**``
+after each unsupported one (a claim without a span cannot be marked), then the sources.
 
 >>> from grounding_core import Claim, CitedChunk, GroundingResult, GroundingSource
 >>> cited = CitedChunk("Paris is the capital of France.", source_index=0, fact_index=0)
 >>> result = GroundingResult(
-...     answer="Paris is the capital. It has 90 million people.",
-...     support_score=0.5,
-...     claims=(
-...         Claim("Paris is the capital.", 0, 21, 0, 21, (0,), (cited,)),
-...         Claim("It has 90 million people.", 22, 47, 22, 47),
-...     ),
-...     cited_chunks=(cited,),
+...     "Paris is the capital. It has 90 million people.",
+...     0.5,
+...     (Claim("Paris is the capital.", 0, 21, citation_indices=(0,), citations=(cited,)),
+...      Claim("It has 90 million people.", 22, 47)),
 ... )
 >>> sources = [GroundingSource("...", {"title": "Paris", "source": "https://en.wikipedia.org/wiki/Paris"})]
 >>> print(grounding_markdown(result, sources))
@@ -23,14 +18,12 @@ Paris is the capital.[1] It has 90 million people. **[unsupported]**
 <BLANKLINE>
 1. [Paris](https://en.wikipedia.org/wiki/Paris)
 
-The answer (an LLM's), the titles and the URIs are untrusted: they are shown as the text they
-are, never as Markdown or HTML. ``printable`` (``untrusted``) makes control characters
-visible; ``<``, ``>`` and ``&`` become entities (CommonMark passes raw HTML through);
-the inline specials ``\\ ` * _ [ ] | ~`` are backslash-escaped everywhere, and at the start
-of a line what would open a block (``#``, ``-``, ``+``, ``=``, ``1.``, ``1)``, indentation) is
-escaped or dropped, so that a line break cannot start a heading, a list, a quote, a code block,
-an HTML block or a link definition. A title is one line (whitespace runs become one space).
-Only ``http``/``https`` URIs become links, their targets percent-encoded (``safe_href``).
+The answer, the titles and the URIs are untrusted: shown as the text they are, never as
+Markdown or HTML (``docs/reports.md``). ``printable`` makes control characters visible; ``<``,
+``>`` and ``&`` become entities; the inline specials ``\\ ` * _ [ ] { } | ~`` are
+backslash-escaped, and what would open a block at the start of a line (``#``, ``-``, ``+``,
+``=``, ``1.``, ``1)``, indentation) is escaped or dropped. A title is one line. Only
+``http``/``https`` URIs become links (``safe_href``).
 
 >>> hostile = GroundingResult("<script>x()</script>\\n# Big", 1.0, (), cited_chunks=())
 >>> print(grounding_markdown(hostile))
@@ -97,10 +90,8 @@ def _entry(source: NumberedSource) -> str:
     href = safe_href(source.uri)
     if href is not None:
         return f"{source.number}. [{label}]({href})"
-    uri = source.uri
-    return f"{source.number}. {label}" + (
-        f" ({_label(uri)})" if uri and uri != source.title else ""
-    )
+    uri = f" ({_label(source.uri)})" if source.uri and source.uri != source.title else ""
+    return f"{source.number}. {label}{uri}"
 
 
 def annotated_markdown(text: AnnotatedText) -> str:
@@ -129,11 +120,8 @@ def annotated_markdown(text: AnnotatedText) -> str:
 
 
 def grounding_markdown(result: GroundingResult, sources: Sequence[GroundingSource] = ()) -> str:
-    """The checked answer with ``[n]`` markers, unsupported claims marked, and the sources.
-
-    ``sources`` are the sources given to the check (their ``title`` and ``source``/``uri``
-    metadata name the entries); without them the cited chunks' own title and URI are used.
-    """
+    """The checked answer with ``[n]`` markers, unsupported claims marked, and the sources
+    (named as ``annotate_grounding`` says)."""
     return annotated_markdown(annotate_grounding(result, sources))
 
 

@@ -1,13 +1,8 @@
-"""A grounding check (or a grounded answer) for the terminal, with ``rich``.
-
-The answer is shown with each claim coloured by support level (green: supported, yellow and
-``[weak]``: weak, red and ``[unsupported]``: unsupported, dim: not checked), ``[n]`` markers
-after cited claims, a support-score summary on top, then the unsupported claims and the
-numbered sources. The textual marks keep the view readable without colours (``NO_COLOR``, a
-pipe). Text from the answer and the sources is never read as rich markup, and it reaches the
-terminal through ``untrusted.printable``: an escape sequence (``\\x1b]0;title\\x07``,
-``\\x1b[2J``), a C1 control, a bare carriage return or a bidi override in an answer or a title
-is shown (``␛]0;title␇``), never obeyed. Titles and URIs are one line each.
+"""A grounding check (or a grounded answer) for the terminal, with ``rich``
+(``docs/reports.md``): claims coloured by support level (``LEVEL_STYLES``) and marked
+``[weak]``/``[unsupported]`` (readable without colours). Answer and source text is never read
+as rich markup and goes through ``untrusted.printable`` (an escape sequence is shown, never
+obeyed); titles and URIs are one line each.
 
 >>> from rich.console import Console
 >>> from grounding_core import CitedChunk, Claim, GroundingResult, GroundingSource
@@ -43,12 +38,14 @@ from rich.text import Text
 
 from .annotate import (
     DEFAULT_WEAK_BELOW,
+    LEVEL_LABELS,
     AnnotatedText,
     SupportLevel,
     Verdict,
     annotate_answer,
     annotate_grounding,
     format_score,
+    plural,
     shown_verdict,
 )
 from .untrusted import one_line, printable
@@ -62,17 +59,7 @@ LEVEL_STYLES: dict[SupportLevel, str] = {
     "unsupported": "bold white on red",
     "not_checked": "dim",
 }
-_MARKS: dict[SupportLevel, str] = {"weak": " [weak]", "unsupported": " [unsupported]"}
-_LABELS: dict[SupportLevel, str] = {
-    "supported": "supported",
-    "weak": "weak",
-    "unsupported": "unsupported",
-    "not_checked": "not checked",
-}
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
+_MARKS = {"weak": (" [weak]", "yellow"), "unsupported": (" [unsupported]", "bold red")}
 
 
 def _summary(
@@ -87,15 +74,15 @@ def _summary(
     line.append("\n")
     if answer:
         line.append(
-            f"{_plural(len(text.segments), 'cited segment')} · "
-            f"{_plural(text.source_count, 'reference')}",
+            f"{plural(len(text.segments), 'cited segment')} · "
+            f"{plural(text.source_count, 'reference')}",
             style="dim",
         )
         return line
     for number, (level, count) in enumerate(text.counts().items()):
         if number:
             line.append(" · ")
-        line.append(f"{count} {_LABELS[level]}", style=LEVEL_STYLES[level] if count else "dim")
+        line.append(f"{count} {LEVEL_LABELS[level]}", style=LEVEL_STYLES[level] if count else "dim")
     return line
 
 
@@ -107,20 +94,9 @@ def _body(text: AnnotatedText) -> Text:
             continue
         body.append(printable(piece), style=LEVEL_STYLES[segment.level])
         body.append("".join(f"[{n}]" for n in segment.numbers), style="cyan")
-        mark = _MARKS.get(segment.level)
-        if mark:
-            body.append(mark, style="bold red" if segment.level == "unsupported" else "yellow")
+        mark, style = _MARKS.get(segment.level, ("", ""))
+        body.append(mark, style=style)
     return body
-
-
-def _sources(text: AnnotatedText) -> Text:
-    lines = Text("Sources", style="bold")
-    for source in text.sources:
-        lines.append(f"\n  [{source.number}] ", style="cyan")
-        lines.append(one_line(source.label))
-        if source.uri and source.uri != source.label:
-            lines.append(f"  {one_line(source.uri)}", style="dim")
-    return lines
 
 
 def annotated_rich(
@@ -131,12 +107,9 @@ def annotated_rich(
     answer: bool = False,
 ) -> RenderableType:
     """The terminal view of an ``AnnotatedText`` (see the module docstring); ``verdict`` (from
-    ``pass_mark.verdict``) follows the score."""
-    parts: list[RenderableType] = [
-        _summary(text, score_label, verdict, answer=answer),
-        Text(),
-        _body(text),
-    ]
+    ``GroundingResult.verdict``) follows the score."""
+    parts: list[RenderableType] = [_summary(text, score_label, verdict, answer=answer)]
+    parts += [Text(), _body(text)]
     unsupported = [s for s in text.segments if s.level == "unsupported"]
     if unsupported:
         lines = Text("Unsupported claims", style="bold red")
@@ -145,7 +118,13 @@ def annotated_rich(
             lines.append(one_line(segment.text))
         parts += [Text(), lines]
     if text.sources:
-        parts += [Text(), _sources(text)]
+        lines = Text("Sources", style="bold")
+        for source in text.sources:
+            lines.append(f"\n  [{source.number}] ", style="cyan")
+            lines.append(one_line(source.label))
+            if source.uri and source.uri != source.label:
+                lines.append(f"  {one_line(source.uri)}", style="dim")
+        parts += [Text(), lines]
     return Group(*parts)
 
 
@@ -156,11 +135,8 @@ def grounding_rich(
     weak_below: float = DEFAULT_WEAK_BELOW,
     min_support_score: float | None = None,
 ) -> RenderableType:
-    """A grounding check as a ``rich`` renderable: ``Console().print(grounding_rich(...))``.
-
-    ``sources`` name the cited sources (``title``, ``source``/``uri`` metadata);
-    ``min_support_score`` adds the passed/failed verdict of the pass mark (``pass_mark``).
-    """
+    """A grounding check as a ``rich`` renderable: ``Console().print(grounding_rich(...))``;
+    ``min_support_score`` adds the passed/failed verdict (``GroundingResult.verdict``)."""
     text = annotate_grounding(result, sources, weak_below=weak_below)
     return annotated_rich(text, verdict=shown_verdict(result, min_support_score))
 

@@ -1,10 +1,9 @@
 """Untrusted text in the renderings: one rule for characters, one rule for links.
 
-Answers come from an LLM, titles, snippets and URIs from a corpus or a user's file: any of them
-can carry markup, terminal escape sequences or a ``javascript:`` URI. Every renderer (Markdown
-in ``render``, the terminal view in ``terminal`` and the CLI, HTML in ``html_report``) passes
-such text through ``printable`` before escaping it for its own syntax, and turns a URI into a
-link only through ``safe_href``.
+Answers (an LLM's), titles, snippets and URIs (a corpus's or a user's file's) can carry markup,
+escape sequences or a ``javascript:`` URI: every renderer (``markdown``, ``terminal`` and the
+CLI, ``html``) passes such text through ``printable`` before escaping it for its own syntax,
+and makes a link only through ``safe_href``.
 
 ``printable`` replaces what a terminal (or a reader) would obey instead of show:
 
@@ -86,10 +85,6 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _URI_KEPT_CATEGORIES = ("L", "M", "N", "P", "S")
 
 
-def _percent(match: re.Match[str]) -> str:
-    return _encoded(match.group())
-
-
 @functools.cache  # one entry per distinct non-ASCII character met: bounded by Unicode
 def _encoded(char: str) -> str:
     category = unicodedata.category(char)
@@ -118,7 +113,7 @@ def safe_href(uri: str) -> str | None:
     scheme, sep, rest = uri.partition("://")
     if not sep or scheme.lower() not in LINK_SCHEMES or not rest:
         return None
-    target = _NON_ASCII.sub(_percent, rest.translate(_URI_ASCII))
+    target = _NON_ASCII.sub(lambda match: _encoded(match.group()), rest.translate(_URI_ASCII))
     if target[0] in "/?#%":  # no host (or one that starts with a space or a control)
         return None
     return f"{scheme}{sep}{target}"

@@ -12,10 +12,10 @@ from google.auth.exceptions import DefaultCredentialsError
 
 from grounding_core import (
     DEFAULT_RETRY,
+    DEFAULT_SEARCH_K,
     DEFAULT_TIMEOUT,
     DISCOVERYENGINE_EMULATOR_HOST,
     GROUNDING_DATA_STORE,
-    CallOptions,
     DiscoveryEngineTarget,
 )
 from grounding_core.cli import build_parser, main
@@ -56,7 +56,7 @@ def test_search_developer_knowledge(capsys, host):
     )
     assert code == 0
     chunks = json.loads(out)
-    assert len(chunks) == 5
+    assert len(chunks) == DEFAULT_SEARCH_K == 4  # -k defaults to the core's one search default
     assert any(c["uri"].endswith("simple_stmts.html#yield") for c in chunks)
 
 
@@ -274,9 +274,10 @@ def test_connections_come_from_the_core_with_its_defaults(emulator, monkeypatch)
         ["search", "q", "--emulator-host", emulator.address, "--data-store", "test-docs"]
     )
     connection = discovery_engine_connection(args)
-    assert connection.call_options == CallOptions(timeout=DEFAULT_TIMEOUT, retry=DEFAULT_RETRY)
+    assert connection.call_options.timeout == DEFAULT_TIMEOUT
+    assert connection.call_options.retry == DEFAULT_RETRY
     assert connection.project == "emulator-project"  # resolved by the core, as for the adapters
-    assert target(args, connection) == DiscoveryEngineTarget(
+    assert connection.target(**target(args)) == DiscoveryEngineTarget(
         project="emulator-project", data_store="test-docs"
     )
     args = parser.parse_args(
@@ -284,14 +285,14 @@ def test_connections_come_from_the_core_with_its_defaults(emulator, monkeypatch)
          "--project", "p", "--location", "eu", "--engine", "app", "--collection", "c"]
     )  # fmt: skip
     connection = discovery_engine_connection(args)
-    assert connection.call_options == CallOptions(timeout=4.0, retry=None)
+    assert (connection.call_options.timeout, connection.call_options.retry) == (4.0, None)
     assert (connection.project, connection.location) == ("p", "eu")
-    assert target(args, connection).serving_config_path == (
+    assert connection.target(**target(args)).serving_config_path == (
         "projects/p/locations/eu/collections/c/engines/app/servingConfigs/default_search"
     )
     developer = developer_knowledge_connection(args)
-    assert developer.call_options == CallOptions(timeout=4.0, retry=None)
-    assert developer.clients.endpoint == emulator.address
+    assert (developer.call_options.timeout, developer.call_options.retry) == (4.0, None)
+    assert developer.endpoint == emulator.address
 
 
 @pytest.mark.parametrize(

@@ -80,20 +80,22 @@ def test_a_missing_data_store_lists_the_served_ones(capsys, host, monkeypatch):
 
 def test_python_clients_that_name_no_data_store_use_the_variable(emulator, monkeypatch):
     monkeypatch.setenv(GROUNDING_DATA_STORE, "test-docs")
-    connection = DiscoveryEngineConnection.create(emulator_host=emulator.address)
+    connection = DiscoveryEngineConnection(emulator_host=emulator.address)
     try:
         assert connection.target() == DiscoveryEngineTarget(
             project="emulator-project", data_store="test-docs"
         )
         assert connection.target(engine_id="test-app").data_store is None  # an engine wins
         assert connection.target(data_store_id="python-docs").data_store == "python-docs"
-        chunks = DiscoveryEngineChunkSearch.create(connection, k=1).search(QUERY)
+        chunks = DiscoveryEngineChunkSearch(connection, k=1).search(QUERY)
         assert chunks[0].uri.startswith("https://example.com/paging/")
+        monkeypatch.setenv(GROUNDING_DATA_STORE, "")  # empty: unset
+        with pytest.raises(ConfigurationError, match="no data store and no engine"):
+            connection.target()
+        with pytest.raises(ConfigurationError, match="no data store and no engine"):
+            DiscoveryEngineChunkSearch(connection, k=1)
     finally:
         connection.close()
-    monkeypatch.setenv(GROUNDING_DATA_STORE, "")  # empty: unset
-    with pytest.raises(ConfigurationError, match="no data store and no engine"):
-        DiscoveryEngineConnection.create(emulator_host=emulator.address).target()
 
 
 def test_on_google_cloud_the_variable_or_a_flag_is_required(monkeypatch):
@@ -101,10 +103,10 @@ def test_on_google_cloud_the_variable_or_a_flag_is_required(monkeypatch):
     args = parser.parse_args(["search", "q", "--project", "p"])
     connection = discovery_engine_connection(args)
     with pytest.raises(ConfigurationError) as excinfo:
-        target(args, connection)
-    assert f"error: {excinfo.value}\n" == NO_DATA_STORE
+        target(args)
+    assert excinfo.value.field == "--data-store"  # its message: the commands' tests above
     monkeypatch.setenv(GROUNDING_DATA_STORE, "kb")
-    searched = target(args, connection)
+    searched = connection.target(**target(args))
     assert searched.serving_config_path == (
         "projects/p/locations/global/collections/default_collection/dataStores/kb/"
         "servingConfigs/default_search"

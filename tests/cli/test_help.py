@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from grounding_core import DEFAULT_SEARCH_K
 from grounding_core.cli import build_parser, main
 from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS
 from grounding_emulator.wire.address import DEFAULT_HOST, DEFAULT_PORT
@@ -71,7 +72,8 @@ def test_serve_help_shows_the_defaults_of_engine_host_and_port(capsys, monkeypat
 
 def test_search_help_names_the_data_store_default(capsys, monkeypatch):
     text = _help(capsys, monkeypatch, "search")
-    assert re.search(r"-k K, --k K\s+number of results \(default: 5\)", text)
+    assert DEFAULT_SEARCH_K == 4  # the core's one search default
+    assert re.search(rf"-k K, --k K\s+number of results \(default: {DEFAULT_SEARCH_K}\)", text)
     assert re.search(
         r"--data-store ID\s+data store id \(default: \$GROUNDING_DATA_STORE, which `grounding "
         r"serve` prints; one of --data-store, --engine and the variable is required\)",

@@ -339,7 +339,7 @@ def test_check_filter_fields_copies_a_mapping_of_names_to_meanings():
 )
 def test_bad_filter_fields_are_refused_without_their_value(bad, kind):
     with pytest.raises(
-        ConfigurationError, match=f"filter_fields must map .* got a {kind} "
+        ConfigurationError, match=f"^filter_fields must map .* got a {kind} "
     ) as info:
         check_filter_fields(bad)
     assert "SECRET" not in str(info.value)
@@ -426,7 +426,12 @@ def test_the_k_range_of_a_tool(allow_k, max_k, default_k, k_range):
         (True, "SECRET", 4, "got str$"),
         (True, True, 1, "got bool$"),
         (True, 3.0, 1, "got float$"),
-        (True, 3, 4, r"max_k \(3\) is below the retriever's default k \(4\)"),
+        (
+            True,
+            3,
+            4,
+            r"max_k \(3\) is below the retriever's default k \(4\): .* or lower the retriever's k",
+        ),
     ],
 )
 def test_bad_k_settings_are_refused_without_their_value(allow_k, max_k, default_k, words):
@@ -474,7 +479,7 @@ def test_answer_tool_text_marks_each_cited_segment_and_lists_the_sources():
             AnswerCitation(0, 6, 0, 9, "😀 one.", (0, 1, 0, 9, -1)),  # a repeat and unknowns
             AnswerCitation(7, 11, 10, 14, "two.", (1,)),
             AnswerCitation(3, 3, 6, 6, "", (0,)),  # empty: no marker
-            AnswerCitation(7, 11, 10, 14, "two.", (2, 1)),  # same end: markers merge
+            AnswerCitation(7, 11, 10, 14, "two.", (2, 1, 2)),  # same end: merged, each once
             AnswerCitation(12, 17, 15, 20, "three", (2,)),  # at the very end
             AnswerCitation(12, 18, 15, 21, "three", (0,)),  # one past the end: no marker
         ),
@@ -501,8 +506,12 @@ def test_filter_help_lists_the_fields_and_the_syntax():
         f"Filterable fields: year (publication year), lang. {FILTER_SYNTAX_HELP}"
     )
     assert FILTER_SYNTAX_HELP.startswith("Filter syntax (Vertex AI Search): ")
-    with pytest.raises(ConfigurationError, match="filter_fields is empty"):
+    with pytest.raises(ConfigurationError, match=r"^filter_fields is empty: ") as info:
         filter_help({})
+    assert (
+        "(the data store's schema marks them), e.g. {'year': 'publication year'}, or leave "
+        "filter_fields unset to offer no filter argument"
+    ) in str(info.value)
 
 
 @pytest.mark.parametrize(

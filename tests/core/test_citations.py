@@ -235,6 +235,18 @@ def test_a_claim_is_cited_only_with_a_usable_span(start, end, kept):
     assert [(s.start, s.end) for s in spans] == ([(start, end)] if kept else [])
 
 
+def test_a_claim_without_a_usable_span_leaves_the_next_claims_cited():
+    chunk = CitedChunk("fact", source_index=0, fact_index=0)
+    claims = (
+        Claim("Out.", 7, 99, citation_indices=(0,), citations=(chunk,)),
+        Claim("Yes.", 0, 4, citation_indices=(0,), citations=(chunk,)),
+    )
+    spans = report_citations(
+        GroundingReport(GroundingResult("Yes. No.", 0.5, claims), ("s",), SOURCES[:1])
+    )
+    assert [(s.start, s.end, s.claim_index) for s in spans] == [(0, 4, 1)]
+
+
 @pytest.mark.parametrize(
     ("source_index", "kept"), [(0, True), (2, True), (3, False), (9, False), (None, False)]
 )
@@ -269,8 +281,8 @@ def test_answer_citations_follow_the_answer_references():
     answer = GroundedAnswer(
         text,
         (
-            # A repeat, one past the end and a negative index: one span per known reference.
-            AnswerCitation(0, 6, 0, 9, "😀 yes.", (1, 0, 1, 2, -1)),
+            # One past the end, a repeat and a negative index: one span per known reference.
+            AnswerCitation(0, 6, 0, 9, "😀 yes.", (1, 2, 0, 1, -1)),
             AnswerCitation(7, 7, 10, 10, "", (0,)),  # an empty segment
             AnswerCitation(7, 13, 10, 20, "日本 no.", (0,)),
         ),

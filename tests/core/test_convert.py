@@ -1,515 +1,524 @@
-"""Conversion of hand-built protos into records."""
+"""``grounding_core._convert``: reading Google's response messages, the parts every API shares.
 
+Covers struct values as plain values (``struct_to_dict``, ``json_value``: integers where a double
+is exact, nested lists and dicts; Hypothesis: any JSON value round-trips), the optional-field
+readers (``struct_field``, ``optional``, ``timestamp``, ``enum_name``), ``struct_text``,
+``content_digest``, ``chunk_from_developer_knowledge`` (every field; a chunk without an id named
+by its document and content), ``Spans`` (byte spans to string spans; a span outside the text or
+inside a character repaired outwards, a span slicing other text repaired to the claim's own text,
+each with a warning in the log that names it), ``resolve`` (an index past the end is left
+unresolved, with a warning), ``unique_names`` (a shared name gets the content's digest, then a
+number), ``skipped_reasons`` and ``segments``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
 import datetime as dt
-import json
+import hashlib
 import logging
+import math
 
 import pytest
 from google.cloud import discoveryengine_v1 as de
 from google.developer_knowledge_v1 import types as dk
+from google.protobuf import struct_pb2
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from grounding_core.convert import (
-    answer_from_developer_knowledge,
-    answer_from_discovery_engine,
+from grounding_core import SourceChunk
+from grounding_core._convert import (
+    NO_DATA,
+    Spans,
     chunk_from_developer_knowledge,
-    chunk_from_search_result,
-    grounding_result_from_response,
+    content_digest,
+    enum_name,
+    json_value,
+    optional,
+    resolve,
+    segments,
+    skipped_reasons,
+    struct_field,
+    struct_text,
+    struct_to_dict,
+    timestamp,
+    unique_names,
 )
-from grounding_core.facts import build_facts
-from grounding_core.records import AnnotationMetadata, PageSpan, RankSignals
 
-DOC = "projects/p/locations/global/collections/default_collection/dataStores/d/branches/0/documents"
+LOGGER = "grounding_core._convert"
+CLAIM = "claims[0] start_pos/end_pos"
 
 
 def pb(message):
     return type(message).pb(message)
 
 
-def spans_of(text, *parts):
-    """Byte spans (start, end) of each part, found left to right."""
-    encoded, out, cursor = text.encode(), [], 0
-    for part in parts:
-        start = encoded.index(part.encode(), cursor)
-        out.append((start, start + len(part.encode())))
-        cursor = start + len(part.encode())
-    return out
+def warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == LOGGER]
 
 
-def full_result():
-    return de.SearchResponse.SearchResult(
-        id="c1",
-        chunk=de.Chunk(
-            name=f"{DOC}/doc-1/chunks/c1",
-            id="c1",
-            content="Généralités: 数据 🚀",
-            relevance_score=0.75,
-            document_metadata=de.Chunk.DocumentMetadata(
-                uri="https://example.com/doc-1",
-                title="Doc one",
-                struct_data={
-                    "lang": "fr",
-                    "year": 2024,
-                    "ratio": 0.5,
-                    "tags": ["a", "b"],
-                    "nested": {"ok": True, "none": None},
-                },
-            ),
-            derived_struct_data={"source": "crawler"},
-            page_span=de.Chunk.PageSpan(page_start=3, page_end=4),
-            chunk_metadata=de.Chunk.ChunkMetadata(
-                previous_chunks=[
-                    de.Chunk(name=f"{DOC}/doc-1/chunks/c0", id="c0", content="before")
-                ],
-                next_chunks=[de.Chunk(name=f"{DOC}/doc-1/chunks/c2", id="c2", content="after")],
-            ),
-            annotation_contents=["| a | b |"],
-            annotation_metadata=[
-                de.Chunk.AnnotationMetadata(
-                    structured_content=de.Chunk.StructuredContent(
-                        structure_type=de.Chunk.StructureType.CHECKBOX_STRUCTURE, content="[x]"
-                    ),
-                    image_id="img-1",
-                )
-            ],
-            data_urls=["data:image/png;base64,AAAA"],
-        ),
-        model_scores={"relevance": de.DoubleList(values=[0.1, 0.2])},
-        rank_signals=de.SearchResponse.SearchResult.RankSignals(
-            keyword_similarity_score=1.25,
-            semantic_similarity_score=0.5,
-            default_rank=2,
-            custom_signals=[
-                de.SearchResponse.SearchResult.RankSignals.CustomSignal(name="bm25", value=1.5)
-            ],
-        ),
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# -- struct values ------------------------------------------------------------------------------
+
+
+def struct(value: dict) -> struct_pb2.Struct:
+    message = struct_pb2.Struct()
+    message.update(value)
+    return message
+
+
+def test_a_struct_becomes_plain_dicts_lists_and_numbers():
+    converted = struct_to_dict(
+        struct(
+            {
+                "lang": "fr",
+                "year": 2024,
+                "ratio": 0.5,
+                "tags": ["a", 1, None, True],
+                "nested": {"ok": True, "none": None, "deep": {"list": [[1.5]]}},
+                "empty": {},
+                "nothing": [],
+            }
+        )
     )
-
-
-def test_chunk_result_keeps_every_field():
-    chunk = chunk_from_search_result(pb(full_result()))
-    assert chunk.name == f"{DOC}/doc-1/chunks/c1"
-    assert (chunk.id, chunk.document_id) == ("c1", "doc-1")
-    assert chunk.document_name == f"{DOC}/doc-1"
-    assert chunk.content == "Généralités: 数据 🚀"
-    assert (chunk.uri, chunk.title) == ("https://example.com/doc-1", "Doc one")
-    assert chunk.struct_data == {
+    assert converted == {
         "lang": "fr",
         "year": 2024,
         "ratio": 0.5,
-        "tags": ["a", "b"],
-        "nested": {"ok": True, "none": None},
+        "tags": ["a", 1, None, True],
+        "nested": {"ok": True, "none": None, "deep": {"list": [[1.5]]}},
+        "empty": {},
+        "nothing": [],
     }
-    assert type(chunk.struct_data) is dict
-    assert type(chunk.struct_data["tags"]) is list
-    assert type(chunk.struct_data["year"]) is int
-    assert chunk.derived_struct_data == {"source": "crawler"}
-    assert chunk.page_span == PageSpan(3, 4)
-    assert chunk.relevance_score == 0.75
-    assert [c.content for c in chunk.previous_chunks] == ["before"]
-    assert [c.document_id for c in chunk.next_chunks] == ["doc-1"]
-    assert chunk.annotation_contents == ("| a | b |",)
-    assert chunk.annotation_metadata == (AnnotationMetadata("CHECKBOX_STRUCTURE", "[x]", "img-1"),)
-    assert chunk.data_urls == ("data:image/png;base64,AAAA",)
-    assert chunk.model_scores == {"relevance": (0.1, 0.2)}
-    assert chunk.rank_signals == RankSignals(
-        keyword_similarity_score=1.25,
-        semantic_similarity_score=0.5,
-        default_rank=2.0,
-        custom_signals={"bm25": 1.5},
+    assert type(converted) is dict
+    assert type(converted["tags"]) is list
+    assert type(converted["nested"]["deep"]) is dict
+    assert type(converted["year"]) is int
+    assert type(converted["tags"][3]) is bool
+
+
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [
+        (2.0**53 - 1, 2**53 - 1),
+        (-(2.0**53) + 1, -(2**53) + 1),
+        (2.0**53, 2.0**53),
+        (-(2.0**53), -(2.0**53)),
+        (0.0, 0),
+        (-0.0, 0),
+        (3.0, 3),
+        (0.5, 0.5),
+        (1e300, 1e300),
+    ],
+)
+def test_struct_numbers_are_ints_only_where_a_double_is_exact(number, expected):
+    value = struct_to_dict(struct({"n": number}))["n"]
+    assert value == expected
+    assert type(value) is type(expected)
+
+
+def test_an_unset_value_is_none():
+    assert json_value(struct_pb2.Value()) is None
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.text(max_size=8)
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: not f.is_integer()),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.text(max_size=5), JSON, max_size=5))
+def test_any_json_value_round_trips_through_a_struct(value):
+    assert struct_to_dict(struct(value)) == value
+
+
+# -- optional fields, enums, texts and digests --------------------------------------------------
+
+
+def test_struct_field_reads_a_set_struct_and_gives_no_data_otherwise():
+    document = pb(de.Document(struct_data={"k": [1, "x"]}))
+    assert struct_field(document, "struct_data") == {"k": [1, "x"]}
+    assert struct_field(document, "derived_struct_data") == {}
+    assert struct_field(document, "derived_struct_data") is NO_DATA
+
+
+def test_optional_tells_unset_from_zero():
+    assert optional(pb(de.Chunk(relevance_score=0.0)), "relevance_score") == 0.0
+    assert optional(pb(de.Chunk(relevance_score=0.75)), "relevance_score") == 0.75
+    assert optional(pb(de.Chunk()), "relevance_score") is None
+
+
+def test_timestamp_reads_a_set_time_as_an_aware_datetime():
+    document = pb(dk.Document(update_time={"seconds": 60, "nanos": 5000}))
+    assert timestamp(document, "update_time") == dt.datetime(
+        1970, 1, 1, 0, 1, 0, 5, tzinfo=dt.timezone.utc
     )
-    as_dict = chunk.to_dict()
-    assert json.loads(json.dumps(as_dict)) == as_dict
-    assert as_dict["page_span"] == {"start": 3, "end": 4}
-    assert as_dict["previous_chunks"][0]["content"] == "before"
+    assert timestamp(pb(dk.Document()), "update_time") is None
 
 
-def test_unset_optional_fields_are_none_not_zero():
-    result = de.SearchResponse.SearchResult(
-        chunk=de.Chunk(name=f"{DOC}/d/chunks/c", content="x", relevance_score=0.0)
+def test_enum_name_gives_the_name_or_the_number_of_an_unknown_value():
+    answer = pb(de.Answer(state=de.Answer.State.SUCCEEDED))
+    assert enum_name(answer, "state", answer.state) == "SUCCEEDED"
+    assert enum_name(answer, "state", 0) == "STATE_UNSPECIFIED"
+    assert enum_name(answer, "state", 99) == "99"
+
+
+def test_struct_text_is_one_sorted_line_per_field():
+    assert struct_text({"title": "Widget", "price": 12, "tags": [1, 2]}) == (
+        "price: 12\ntags: [1, 2]\ntitle: Widget"
     )
-    chunk = chunk_from_search_result(pb(result))
-    assert chunk.relevance_score == 0.0  # set to zero is kept
-    bare = chunk_from_search_result(pb(de.SearchResponse.SearchResult(chunk=de.Chunk(name="n"))))
-    assert bare.relevance_score is None
-    assert bare.rank_signals is None
-    assert bare.page_span is None
-    assert bare.struct_data == {}
-    assert (bare.document_id, bare.document_name) == ("", "")
+    assert struct_text({}) == ""
 
 
-def test_document_mode_unstructured_result_uses_extractive_content():
-    result = de.SearchResponse.SearchResult(
-        id="doc-9",
-        document=de.Document(
-            name=f"{DOC}/doc-9",
-            id="doc-9",
-            derived_struct_data={
-                "link": "gs://bucket/doc-9.pdf",
-                "title": "Doc nine",
-                "extractive_segments": [{"content": "Segment one."}, {"content": "Segment two."}],
-                "snippets": [{"snippet": "a snippet"}],
-            },
-            content=de.Document.Content(mime_type="application/pdf", uri="gs://bucket/doc-9.pdf"),
-        ),
-    )
-    chunk = chunk_from_search_result(pb(result))
-    assert chunk.content == "Segment one.\n\nSegment two."
-    assert (chunk.uri, chunk.title, chunk.mime_type) == (
-        "gs://bucket/doc-9.pdf",
-        "Doc nine",
-        "application/pdf",
-    )
-    assert (chunk.name, chunk.document_id) == (f"{DOC}/doc-9", "doc-9")
+@pytest.mark.parametrize("content", ["", "A.", "東京 🚀"])
+def test_content_digest_is_sixteen_hex_digits_of_the_sha256(content):
+    assert content_digest(content) == hashlib.sha256(content.encode("utf-8")).hexdigest()[:16]
+    assert len(content_digest(content)) == 16
 
 
-def test_document_mode_snippets_then_struct_data():
-    snippet = de.SearchResponse.SearchResult(
-        document=de.Document(name="n", id="i", derived_struct_data={"snippets": [{"snippet": "s"}]})
-    )
-    assert chunk_from_search_result(pb(snippet)).content == "s"
-    structured = de.SearchResponse.SearchResult(
-        document=de.Document(
-            name="n", id="i", struct_data={"title": "Widget", "price": 12, "uri": "https://w"}
-        )
-    )
-    chunk = chunk_from_search_result(pb(structured))
-    assert chunk.content == "price: 12\ntitle: Widget\nuri: https://w"
-    assert (chunk.title, chunk.uri) == ("Widget", "https://w")
+# -- Developer Knowledge chunks -----------------------------------------------------------------
 
 
-def test_developer_knowledge_chunk():
+def test_a_developer_knowledge_chunk_keeps_every_field():
     chunk = dk.DocumentChunk(
-        parent="documents/docs.cloud.google.com/storage/docs/creating-buckets",
-        id="c7",
-        content="Create a bucket ✓",
-        relevance_score=0.9,
+        parent="documents/docs.example.com/a/b",
+        id="c2",
+        content="Texte ✓",
+        relevance_score=0.5,
         document=dk.Document(
-            uri="https://docs.cloud.google.com/storage/docs/creating-buckets",
-            title="Create buckets",
-            description="How to create",
-            data_source="docs.cloud.google.com",
-            update_time={"seconds": 1_700_000_000},
+            uri="https://docs.example.com/a/b",
+            title="A B",
+            description="About a/b",
+            data_source="docs.example.com",
+            update_time={"seconds": 60},
         ),
     )
     record = chunk_from_developer_knowledge(pb(chunk))
-    assert record.name == (
-        "documents/docs.cloud.google.com/storage/docs/creating-buckets/chunks/c7"
+    assert record == SourceChunk(
+        name="documents/docs.example.com/a/b/chunks/c2",
+        content="Texte ✓",
+        id="c2",
+        document_id="docs.example.com/a/b",
+        document_name="documents/docs.example.com/a/b",
+        uri="https://docs.example.com/a/b",
+        title="A B",
+        description="About a/b",
+        data_source="docs.example.com",
+        update_time=dt.datetime(1970, 1, 1, 0, 1, tzinfo=dt.timezone.utc),
+        relevance_score=0.5,
     )
-    assert record.document_id == "docs.cloud.google.com/storage/docs/creating-buckets"
-    assert record.data_source == "docs.cloud.google.com"
-    assert record.update_time == dt.datetime.fromtimestamp(1_700_000_000, dt.timezone.utc)
-    assert record.relevance_score == 0.9
-    assert record.to_dict()["update_time"] == "2023-11-14T22:13:20+00:00"
+    assert record.to_dict()["update_time"] == "1970-01-01T00:01:00+00:00"
 
 
-NON_ASCII_ANSWER = "東京は日本の首都です。 Paris 🇫🇷 est la capitale. مرحبا بكم في القاهرة."
-CLAIMS = ["東京は日本の首都です。", "Paris 🇫🇷 est la capitale.", "مرحبا بكم في القاهرة."]
-
-
-def grounding_response(answer, claims, **overrides):
-    spans = spans_of(answer, *claims)
-    return de.CheckGroundingResponse(
-        support_score=overrides.get("support_score", 0.66),
-        cited_chunks=[
-            de.FactChunk(chunk_text="Tokyo fact", source="0", source_metadata={"uri": "u0"}),
-            de.FactChunk(chunk_text="Paris fact", source="1", uri="u2", title="T2", domain="d2"),
-        ],
-        cited_facts=[de.CheckGroundingResponse.CheckGroundingFactChunk(chunk_text="Tokyo fact")],
-        claims=[
-            de.CheckGroundingResponse.Claim(
-                start_pos=s, end_pos=e, claim_text=c, citation_indices=idx, score=0.5
-            )
-            for (s, e), c, idx in zip(spans, claims, [[0], [1], []], strict=True)
-        ],
+def test_a_chunk_without_an_id_is_named_by_its_document_and_content():
+    chunk = dk.DocumentChunk(parent="documents/d", content="gcloud storage buckets create")
+    record = chunk_from_developer_knowledge(pb(chunk))
+    assert record == SourceChunk(
+        name=f"documents/d#{digest('gcloud storage buckets create')}",
+        content="gcloud storage buckets create",
+        document_id="d",
+        document_name="documents/d",
     )
+    assert (record.update_time, record.relevance_score) == (None, None)
 
 
-def test_grounding_claim_spans_slice_a_non_ascii_answer():
-    facts = build_facts(["Tokyo fact", "   ", "Paris fact"])  # the empty source is skipped
-    response = grounding_response(NON_ASCII_ANSWER, CLAIMS)
-    result = grounding_result_from_response(NON_ASCII_ANSWER, pb(response), facts)
-    assert result.support_score == pytest.approx(0.66)
-    assert [c.text for c in result.claims] == CLAIMS
-    encoded = NON_ASCII_ANSWER.encode()
-    for claim in result.claims:
-        assert NON_ASCII_ANSWER[claim.start : claim.end] == claim.text
-        assert encoded[claim.byte_start : claim.byte_end].decode() == claim.text
-    # Citations resolve to the caller's sources: fact 1 came from source 2 (source 1 was empty).
-    assert [c.source_indices for c in result.claims] == [(0,), (2,), ()]
-    assert [c.status for c in result.claims] == ["supported", "supported", "unsupported"]
-    paris = result.claims[1].citations[0]
-    assert (paris.fact_index, paris.uri, paris.title, paris.domain) == (1, "u2", "T2", "d2")
-    assert result.cited_chunks[0].attributes == {"uri": "u0"}
-    assert result.cited_facts == ("Tokyo fact",)
-    assert result.unsupported_claims == (result.claims[2],)
-    as_dict = json.loads(json.dumps(result.to_dict()))
-    assert as_dict["claims"][1]["citations"][0]["source_index"] == 2
+def test_a_parent_without_the_documents_prefix_is_its_own_id():
+    record = chunk_from_developer_knowledge(pb(dk.DocumentChunk(parent="other/x", id="c")))
+    assert (record.name, record.document_id) == ("other/x/chunks/c", "other/x")
 
 
-def test_claim_score_and_not_checked_claims():
-    answer = "Hello! Water boils at 100 °C."
-    response = de.CheckGroundingResponse(
-        claims=[
-            de.CheckGroundingResponse.Claim(
-                start_pos=0, end_pos=6, claim_text="Hello!", grounding_check_required=False
-            ),
-            de.CheckGroundingResponse.Claim(
-                start_pos=7,
-                end_pos=len(answer.encode()),
-                claim_text="Water boils at 100 °C.",
-                score=0.25,
-            ),
-        ]
-    )
-    result = grounding_result_from_response(answer, pb(response), build_facts(["x"]))
-    assert result.support_score is None
-    assert result.claims[0].status == "not_checked"
-    assert result.claims[0].score is None
-    assert result.claims[1].score == 0.25
-    assert result.claims[1].text == answer[result.claims[1].start : result.claims[1].end]
-    assert result.checked_claims == (result.claims[1],)
+# -- Spans --------------------------------------------------------------------------------------
 
 
-def test_claim_without_span_keeps_its_text():
-    response = de.CheckGroundingResponse(
-        claims=[de.CheckGroundingResponse.Claim(claim_text="No span.")]
-    )
-    claim = grounding_result_from_response("No span.", pb(response), build_facts([])).claims[0]
-    assert (claim.start, claim.end, claim.byte_start, claim.byte_end) == (None,) * 4
-    assert claim.text == "No span."
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("Paris is in France.", "is in"),
+        ("東京は日本の首都です。", "日本"),
+        ("Rockets 🚀 fly.", "🚀 fly"),
+    ],
+)
+def test_a_valid_span_slices_the_text_in_any_script(caplog, text, part):
+    start = text.index(part)
+    byte_start = len(text[:start].encode())
+    byte_end = byte_start + len(part.encode())
+    spans = Spans(text)
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert spans.span(byte_start, byte_end, what=CLAIM) == (start, start + len(part))
+        assert spans.span(byte_start, byte_end, what=CLAIM, expected=part) == (
+            start,
+            start + len(part),
+        )
+    assert spans.bytes_of(start, start + len(part)) == (byte_start, byte_end)
+    assert warnings(caplog) == []
 
 
-def test_bad_claim_offsets_are_repaired_from_the_claim_text(caplog):
-    answer = "Ünïcödé first. Second ✓ claim."
-    # A buggy server that counted characters instead of bytes:
-    start = answer.index("Second")
-    response = de.CheckGroundingResponse(
-        claims=[
-            de.CheckGroundingResponse.Claim(
-                start_pos=start, end_pos=start + 15, claim_text="Second ✓ claim."
-            )
-        ]
-    )
-    with caplog.at_level(logging.WARNING, logger="grounding_core.convert"):
-        claim = grounding_result_from_response(answer, pb(response), build_facts([])).claims[0]
-    assert answer[claim.start : claim.end] == "Second ✓ claim."
-    assert answer.encode()[claim.byte_start : claim.byte_end].decode() == "Second ✓ claim."
-    assert "claims[0] start_pos/end_pos" in caplog.text
-    assert "not to the claim text 'Second ✓ claim.'" in caplog.text
+def test_an_empty_span_is_valid():
+    assert Spans("日本").span(3, 3, what=CLAIM) == (1, 1)
 
 
-def test_offsets_beyond_the_text_without_known_text_snap_into_it(caplog):
-    answer = "日本"
-    response = de.CheckGroundingResponse(
-        claims=[de.CheckGroundingResponse.Claim(start_pos=1, end_pos=99, claim_text="zzz")]
-    )
-    with caplog.at_level(logging.WARNING):
-        claim = grounding_result_from_response(answer, pb(response), build_facts([])).claims[0]
-    assert (claim.start, claim.end) == (0, 2)
-    assert (claim.byte_start, claim.byte_end) == (0, 6)
-    assert "bytes [1, 99), which do not fit the text" in caplog.text
+@pytest.mark.parametrize(
+    ("byte_start", "byte_end", "span"),
+    [
+        (0, 2, (0, 1)),
+        (1, 4, (0, 2)),
+        (4, 5, (1, 2)),
+        (2, 2, (0, 1)),
+        (1, 99, (0, 2)),
+        (-3, 1, (0, 1)),
+    ],
+)
+def test_offsets_inside_characters_or_outside_the_text_round_outwards(
+    caplog, byte_start, byte_end, span
+):
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert Spans("日本").span(byte_start, byte_end, what=CLAIM, expected="zz") == span
+    (warning,) = warnings(caplog)
+    assert warning.startswith(f"{CLAIM}: the service sent bytes [{byte_start}, {byte_end}), ")
+    assert "which do not fit the text" in warning
+    assert warning.endswith(f"using characters [{span[0]}, {span[1]}) instead")
 
 
-def test_out_of_range_citation_index_is_reported_not_dropped(caplog):
-    response = de.CheckGroundingResponse(
-        cited_chunks=[de.FactChunk(chunk_text="f", source="0")],
-        claims=[
-            de.CheckGroundingResponse.Claim(
-                start_pos=0, end_pos=2, claim_text="ok", citation_indices=[0, 5]
-            )
-        ],
-    )
-    with caplog.at_level(logging.WARNING):
-        claim = grounding_result_from_response("ok", pb(response), build_facts(["f"])).claims[0]
-    assert claim.citation_indices == (0, 5)
-    assert len(claim.citations) == 1
-    assert "points at index 5, but only 1 exist" in caplog.text
+def test_a_reversed_span_is_repaired_to_an_empty_one(caplog):
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert Spans("abcdef").span(4, 2, what=CLAIM) == (4, 4)
+    assert "byte span end 2 is before its start 4" in warnings(caplog)[0]
 
 
-def test_fact_with_unknown_source_has_no_source_index():
-    response = de.CheckGroundingResponse(
-        cited_chunks=[
-            de.FactChunk(chunk_text="web", source="google-search"),
-            de.FactChunk(chunk_text="x", source="7"),
-        ]
-    )
-    result = grounding_result_from_response("a", pb(response), build_facts(["f"]))
-    assert [(c.fact_index, c.source_index) for c in result.cited_chunks] == [
-        (None, None),
-        (7, None),
+def test_the_repair_warning_says_why_the_bytes_do_not_fit(caplog):
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        Spans("日本").span(1, 3, what="citations[0]")
+        Spans("日本").span(0, 9, what="grounding_supports[0]")
+    assert warnings(caplog) == [
+        "citations[0]: the service sent bytes [1, 3), which do not fit the text (byte offset 1 "
+        "falls inside the 3-byte character '日' (U+65E5) at string index 0, which spans bytes "
+        "0..3); using characters [0, 1) instead",
+        "grounding_supports[0]: the service sent bytes [0, 9), which do not fit the text (byte "
+        "offset 9 is outside the text (0..6 bytes, 2 characters)); using characters [0, 2) "
+        "instead",
     ]
 
 
-ANSWER = "Python 🐍 lists are mutable. Tuples are not. Sets are unordered."
+def test_offsets_counted_in_characters_are_repaired_from_the_claim_text(caplog):
+    answer = "Ünïcödé first. Second ✓ claim."
+    start = answer.index("Second")  # a buggy server that counted characters, not bytes
+    spans = Spans(answer)
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        repaired = spans.span(start, start + 15, what=CLAIM, expected="Second ✓ claim.")
+    assert answer[slice(*repaired)] == "Second ✓ claim."
+    assert answer.encode()[slice(*spans.bytes_of(*repaired))].decode() == "Second ✓ claim."
+    (warning,) = warnings(caplog)
+    assert warning.startswith(f"{CLAIM}: the service sent bytes [{start}, {start + 15}), ")
+    assert "not to the claim text 'Second ✓ claim.'" in warning
 
 
-def test_discovery_engine_answer_with_every_reference_kind():
-    spans = spans_of(ANSWER, "Python 🐍 lists are mutable.", "Tuples are not.")
-    answer = de.Answer(
-        name="projects/p/locations/global/collections/c/engines/e/sessions/s/answers/a",
-        state=de.Answer.State.SUCCEEDED,
-        answer_text=ANSWER,
-        grounding_score=0.8,
-        citations=[
-            de.Answer.Citation(
-                start_index=spans[0][0],
-                end_index=spans[0][1],
-                sources=[de.Answer.CitationSource(reference_id="0")],
-            ),
-            de.Answer.Citation(
-                start_index=spans[1][0],
-                end_index=spans[1][1],
-                sources=[
-                    de.Answer.CitationSource(reference_id="1"),
-                    de.Answer.CitationSource(reference_id="2"),
-                ],
-            ),
-        ],
-        grounding_supports=[
-            de.Answer.GroundingSupport(
-                start_index=spans[1][0],
-                end_index=spans[1][1],
-                grounding_score=0.9,
-                grounding_check_required=True,
-                sources=[de.Answer.CitationSource(reference_id="1")],
-            )
-        ],
-        references=[
-            de.Answer.Reference(
-                chunk_info=de.Answer.Reference.ChunkInfo(
-                    chunk=f"{DOC}/lists/chunks/c3",
-                    content="Lists are mutable sequences.",
-                    relevance_score=0.7,
-                    document_metadata=de.Answer.Reference.ChunkInfo.DocumentMetadata(
-                        document=f"{DOC}/lists",
-                        uri="https://docs.python.org/3/library/stdtypes.html#lists",
-                        title="Lists",
-                        page_identifier="4",
-                        struct_data={"section": "stdtypes"},
-                    ),
-                )
-            ),
-            de.Answer.Reference(
-                unstructured_document_info=de.Answer.Reference.UnstructuredDocumentInfo(
-                    document=f"{DOC}/tuples",
-                    uri="https://t",
-                    title="Tuples",
-                    chunk_contents=[
-                        de.Answer.Reference.UnstructuredDocumentInfo.ChunkContent(
-                            content="Tuples are immutable.",
-                            page_identifier="1",
-                            relevance_score=0.4,
-                        ),
-                        de.Answer.Reference.UnstructuredDocumentInfo.ChunkContent(
-                            content="They hold anything.", page_identifier="2", relevance_score=0.6
-                        ),
-                    ],
-                )
-            ),
-            de.Answer.Reference(
-                structured_document_info=de.Answer.Reference.StructuredDocumentInfo(
-                    document=f"{DOC}/row-1", struct_data={"name": "tuple"}, title="Row", uri="u"
-                )
-            ),
-        ],
-        related_questions=["What is a set?"],
-    )
-    result = answer_from_discovery_engine(pb(answer), session="sess")
-    assert result.answer_text == ANSWER
-    assert result.grounding_score == pytest.approx(0.8)
-    assert result.state == "SUCCEEDED"
-    assert not result.skipped
-    assert result.session == "sess"
-    assert result.related_questions == ("What is a set?",)
-    first, second = result.citations
-    assert ANSWER[first.start : first.end] == first.text == "Python 🐍 lists are mutable."
-    assert ANSWER.encode()[first.byte_start : first.byte_end].decode() == first.text
-    assert first.references[0].uri == "https://docs.python.org/3/library/stdtypes.html#lists"
-    assert second.reference_indices == (1, 2)
-    assert [r.title for r in second.references] == ["Tuples", "Row"]
-    chunk_ref, unstructured, structured = result.references
-    assert (chunk_ref.id, chunk_ref.document_id, chunk_ref.page_identifier) == ("c3", "lists", "4")
-    assert chunk_ref.struct_data == {"section": "stdtypes"}
-    assert unstructured.content == "Tuples are immutable.\n\nThey hold anything."
-    assert unstructured.page_identifier == "1, 2"
-    assert unstructured.relevance_score == pytest.approx(0.6)
-    assert structured.content == "name: tuple"
-    (support,) = result.grounding_supports
-    assert support.text == "Tuples are not."
-    assert support.score == pytest.approx(0.9)
-    assert support.grounding_check_required is True
-    assert json.loads(json.dumps(result.to_dict()))["citations"][0]["text"] == first.text
+def test_repeated_claim_text_is_repaired_to_the_next_occurrence(caplog):
+    # Offsets counted in characters: every claim after the "é" is off by one byte.
+    answer = "é. Yes. Yes. Yes."
+    spans = Spans(answer)
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        found = [spans.span(0, 3, what="claims[0]", expected="é.")]
+        found += [
+            spans.span(s, s + 4, what=f"claims[{n}]", expected="Yes.")
+            for n, s in enumerate((3, 8, 13), 1)
+        ]
+    assert found == [(0, 2), (3, 7), (8, 12), (13, 17)]
+    assert [spans.bytes_of(*span) for span in found] == [(0, 3), (4, 8), (9, 13), (14, 18)]
+    assert warnings(caplog) == [
+        f"claims[{n}]: the service sent bytes [{s}, {s + 4}), which slice to ' Yes', not to the "
+        f"claim text 'Yes.'; using characters [{s}, {s + 4}) instead"
+        for n, s in enumerate((3, 8, 13), 1)
+    ]
 
 
-def test_skipped_discovery_engine_answer():
-    answer = de.Answer(
-        state=de.Answer.State.SUCCEEDED,
-        answer_text="A summary could not be generated.",
-        answer_skipped_reasons=[de.Answer.AnswerSkippedReason.NO_RELEVANT_CONTENT],
-    )
-    result = answer_from_discovery_engine(pb(answer))
-    assert result.skipped
-    assert result.skipped_reasons == ("NO_RELEVANT_CONTENT",)
-    assert result.grounding_score is None
+def test_repeated_text_after_a_valid_span_is_searched_after_it():
+    spans = Spans("ab. ab. cd.")
+    assert spans.span(0, 3, what=CLAIM, expected="ab.") == (0, 3)
+    assert spans.span(8, 11, what=CLAIM, expected="ab.") == (4, 7)  # slices "cd."
 
 
-def test_unknown_reference_id_is_reported(caplog):
-    answer = de.Answer(
-        answer_text="abc",
-        citations=[
-            de.Answer.Citation(
-                start_index=0, end_index=3, sources=[de.Answer.CitationSource(reference_id="x")]
-            )
-        ],
-    )
-    with caplog.at_level(logging.WARNING):
-        result = answer_from_discovery_engine(pb(answer))
-    assert result.citations[0].reference_indices == (-1,)
-    assert result.citations[0].references == ()
-    assert "citations[0].sources points at index -1" in caplog.text
+def test_claim_text_only_before_the_last_span_is_found_from_the_start():
+    spans = Spans("A. A. B.")
+    assert spans.span(6, 8, what=CLAIM, expected="B.") == (6, 8)
+    assert spans.span(6, 8, what=CLAIM, expected="A.") == (0, 2)  # slices "B."
 
 
-def test_developer_knowledge_answer():
-    text = "Créez un bucket avec gcloud. ✅ Done."
-    spans = spans_of(text, "Créez un bucket avec gcloud.", "✅ Done.")
-    chunk = dk.DocumentChunk(
-        parent="documents/docs.cloud.google.com/storage/docs/creating-buckets",
-        content="gcloud storage buckets create",
-        document=dk.Document(uri="https://docs.cloud.google.com/storage/docs/creating-buckets"),
-    )
-    answer = dk.Answer(
-        answer_text=text,
-        citations=[
-            dk.Answer.AnswerCitation(
-                start_index=s,
-                end_index=e,
-                sources=[dk.Answer.CitationSource(reference_index=0)],
-            )
-            for s, e in spans
-        ],
-        references=[
-            dk.Answer.AnswerReference(
-                document_reference=dk.Answer.DocumentReference(document_chunk=chunk)
-            )
-        ],
-    )
-    result = answer_from_developer_knowledge(pb(answer))
-    assert [c.text for c in result.citations] == ["Créez un bucket avec gcloud.", "✅ Done."]
-    for citation in result.citations:
-        assert text[citation.start : citation.end] == citation.text
-        # No chunk id in answer references: the document and the digest of the content.
-        assert citation.references[0].name == f"{chunk.parent}#55e511bb759dba8b"
-        assert citation.references[0].id == ""
-    assert result.references[0].uri.endswith("creating-buckets")
+@pytest.mark.parametrize(
+    ("answer", "byte_start", "byte_end", "expected", "span"),
+    [
+        ("ab. ab.", 1, 4, "ab.", (0, 3)),  # slices other text; the text is at 0 and later
+        ("ab. cd.", 4, 7, "ab.", (0, 3)),  # a valid span with the text found at the start
+        ("Ünï. Rest.", 0, 4, "Ünï.", (0, 4)),  # offset 4 is inside the 'ï' (bytes 3..5)
+    ],
+)
+def test_a_claim_is_repaired_to_its_text_at_the_very_start(
+    answer, byte_start, byte_end, expected, span
+):
+    assert Spans(answer).span(byte_start, byte_end, what=CLAIM, expected=expected) == span
 
 
-def test_valid_span_with_other_text_and_no_match_is_kept_with_a_warning(caplog):
-    response = de.CheckGroundingResponse(
-        claims=[de.CheckGroundingResponse.Claim(start_pos=0, end_pos=5, claim_text="Hello  world")]
-    )
-    with caplog.at_level(logging.WARNING):
-        claim = grounding_result_from_response(
-            "Hello world.", pb(response), build_facts([])
-        ).claims[0]
-    assert (claim.start, claim.end) == (0, 5)
-    assert "not to the claim text" in caplog.text
+def test_a_valid_span_whose_claim_text_is_nowhere_is_kept_with_a_warning(caplog):
+    spans = Spans("ab. cd.")
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert spans.span(4, 7, what=CLAIM, expected="xy.") == (4, 7)
+    assert warnings(caplog) == [
+        f"{CLAIM}: bytes [4, 7) slice to 'cd.', not to the claim text 'xy.'"
+    ]
+
+
+def test_a_bad_span_whose_claim_text_is_nowhere_rounds_outwards():
+    assert Spans("ab. cd.").span(5, 99, what=CLAIM, expected="xy.") == (5, 7)
+
+
+# -- references --------------------------------------------------------------------------------
+
+
+def test_resolve_keeps_the_items_in_range_in_order(caplog):
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert resolve([2, 0, 2], ["a", "b", "c"], "citations[0].sources") == ("c", "a", "c")
+        assert resolve([], [], "x") == ()
+    assert warnings(caplog) == []
+
+
+@pytest.mark.parametrize("index", [1, 5, -1])
+def test_an_index_out_of_range_is_left_unresolved_with_a_warning(caplog, index):
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert resolve([0, index], ["f"], "claims[0].citation_indices") == ("f",)
+    assert warnings(caplog) == [
+        f"claims[0].citation_indices points at index {index}, but only 1 exist; left unresolved"
+    ]
+
+
+def chunk(name: str, content: str) -> SourceChunk:
+    return SourceChunk(name=name, content=content)
+
+
+def test_unique_names_are_kept():
+    references = (chunk("a", "One."), chunk("b", "One."), chunk("c", "Two."))
+    assert unique_names(references) == references
+
+
+def test_shared_names_get_the_content_digest_and_then_a_number():
+    x = f"docs/x#{digest('One.')}"
+    taken = f"{x}~2"  # a unique name that looks like a numbered one
+    references = [
+        chunk("docs/x", "One."),
+        chunk(taken, "Other."),
+        chunk("docs/x", "Two."),
+        chunk("docs/x", "One."),
+        chunk("docs/y", "One."),
+        chunk("", ""),
+        chunk("", ""),
+        chunk("", ""),
+    ]
+    renamed = unique_names(references)
+    assert [r.name for r in renamed] == [
+        x,
+        taken,
+        f"docs/x#{digest('Two.')}",
+        f"{x}~3",
+        "docs/y",
+        f"#{digest('')}",
+        f"#{digest('')}~2",
+        f"#{digest('')}~3",
+    ]
+    # Only the names change.
+    assert [dataclasses.replace(r, name="") for r in renamed] == [
+        dataclasses.replace(r, name="") for r in references
+    ]
+    assert renamed[4] is references[4]
+
+
+def test_a_name_that_ends_with_its_digest_is_numbered_not_digested_again():
+    a = f"documents/d#{digest('A.')}"
+    b = f"documents/d#{digest('B.')}"
+    references = [chunk(a, "A."), chunk(b, "B."), chunk(a, "A."), chunk("c9", "A."), chunk(a, "A.")]
+    assert [r.name for r in unique_names(references)] == [a, b, f"{a}~2", "c9", f"{a}~3"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reasons", "expected"),
+    [
+        ("", [], ("EMPTY_ANSWER",)),
+        (" \n", [], ("EMPTY_ANSWER",)),
+        ("Yes.", [], ()),
+        ("", ["NO_RELEVANT_CONTENT"], ("NO_RELEVANT_CONTENT",)),
+        ("Not now.", iter(["A", "B"]), ("A", "B")),
+    ],
+)
+def test_skipped_reasons_are_the_services_or_empty_answer(text, reasons, expected):
+    assert skipped_reasons(text, reasons) == expected
+
+
+# -- segments ------------------------------------------------------------------------------------
+
+
+def test_segments_give_each_cited_segment_its_span_and_references(caplog):
+    text = "Ça va. Très bien."
+    items = [
+        de.Answer.Citation.pb()(start_index=0, end_index=7),
+        de.Answer.Citation.pb()(start_index=8, end_index=19),
+        de.Answer.Citation.pb()(start_index=1, end_index=3),
+    ]
+    references = [chunk("r0", "zero"), chunk("r1", "one")]
+    indices = {0: (0,), 1: (1, 0, 4), 2: ()}
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        found = segments(
+            text,
+            items,
+            what="citations",
+            indices=lambda item: indices[items.index(item)],
+            references=references,
+        )
+    assert [item for item, _ in found] == items
+    assert [fields for _, fields in found] == [
+        {
+            "start": 0,
+            "end": 6,
+            "byte_start": 0,
+            "byte_end": 7,
+            "text": "Ça va.",
+            "reference_indices": (0,),
+            "references": (references[0],),
+        },
+        {
+            "start": 7,
+            "end": 17,
+            "byte_start": 8,
+            "byte_end": 19,
+            "text": "Très bien.",
+            "reference_indices": (1, 0, 4),
+            "references": (references[1], references[0]),
+        },
+        {
+            "start": 0,
+            "end": 2,
+            "byte_start": 0,
+            "byte_end": 3,
+            "text": "Ça",
+            "reference_indices": (),
+            "references": (),
+        },
+    ]
+    assert warnings(caplog) == [
+        "citations[1].sources points at index 4, but only 2 exist; left unresolved",
+        "citations[2]: the service sent bytes [1, 3), which do not fit the text (byte offset 1 "
+        "falls inside the 2-byte character 'Ç' (U+00C7) at string index 0, which spans bytes "
+        "0..2); using characters [0, 2) instead",
+    ]
+
+
+def test_a_struct_of_non_finite_numbers_keeps_them_as_floats():
+    converted = struct_to_dict(struct({"inf": math.inf, "-inf": -math.inf}))
+    assert converted == {"inf": math.inf, "-inf": -math.inf}

@@ -67,12 +67,6 @@ def test_the_last_paragraph_that_asks_is_the_question():
     assert extractive_answer(prompt, sentences=1) == "Sets hold unique values."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: a question that ends with a full-width mark (？ or 。) is split into the "
-    "question and an empty last piece, which becomes the question: nothing overlaps it, and the "
-    "first candidates are copied whatever was asked",
-)
 def test_a_question_ending_with_a_full_width_question_mark_is_the_question():
     prompt = (
         "有料プランは月額千円で、毎月の請求書がメールで届きます。"
@@ -182,6 +176,15 @@ def test_each_unspaced_script_overlaps_by_a_shared_character_pair(run, word):
     target = f"The word {word} is written here."
     prompt = f"Nothing in common is said in this line.\n{target}\n\nWhat is {run}?"
     assert extractive_answer(prompt, sentences=1) == target
+
+
+def test_a_single_character_of_an_unspaced_run_is_no_term():
+    # Only pairs (and whole words) count: 京 alone shares nothing with 東京.
+    prompt = (
+        "Nothing in common is said in this line.\nThe kanji 京 stands alone here.\n\n"
+        "Tell me about 東京?"
+    )
+    assert extractive_answer(prompt, sentences=1) == "Nothing in common is said in this line."
 
 
 def test_a_rare_question_word_outweighs_two_that_almost_every_candidate_has():

@@ -394,12 +394,19 @@ def test_credentials_path_loads_the_service_account(tmp_path):
     assert "PRIVATE KEY" not in message
 
 
-def test_an_unreadable_credentials_path_names_the_field(tmp_path):
+REMEDY = (
+    "give the path of a service account key file (JSON), or pass credentials= (e.g. "
+    "google.oauth2.service_account.Credentials.from_service_account_file(path))"
+)
+
+
+def test_an_unreadable_credentials_path_names_the_field_and_the_reason(tmp_path):
     missing = tmp_path / "missing.json"
-    with pytest.raises(InputError, match=r"credentials_path .* cannot be read") as info:
+    with pytest.raises(InputError, match=r"^credentials_path .* cannot be read") as info:
         translate_peer_arguments("G", PEER_CHECKER_ARGUMENTS, {"credentials_path": str(missing)})
     assert (info.value.field, info.value.limit) == ("credentials_path", None)
-    assert isinstance(info.value.__cause__, OSError)
+    assert isinstance(info.value.__cause__, FileNotFoundError)
+    assert f"cannot be read (No such file or directory): {REMEDY}" in str(info.value)
 
 
 def test_a_credentials_path_that_is_not_json_shows_none_of_the_file(tmp_path):
@@ -410,17 +417,64 @@ def test_a_credentials_path_that_is_not_json_shows_none_of_the_file(tmp_path):
     assert (info.value.field, info.value.limit) == ("credentials_path", None)
     assert info.value.__cause__ is None
     assert info.value.__suppress_context__ is True
+    assert str(info.value).endswith(REMEDY)
     assert "SECRET" not in str(info.value)
 
 
-def test_a_credentials_path_that_is_not_a_service_account_key(tmp_path):
+@pytest.mark.parametrize(
+    "info",
+    [
+        {"type": "service_account", "private_key": "SECRET"},
+        {
+            "type": "service_account",
+            "private_key": "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+            "client_email": EMAIL,
+            "token_uri": "https://oauth2.googleapis.com/token",
+        },
+    ],
+    ids=["missing-fields", "a-bad-key"],
+)
+def test_a_credentials_path_that_is_not_a_service_account_key(tmp_path, info):
     path = tmp_path / "key.json"
-    path.write_text(json.dumps({"type": "service_account", "private_key": "SECRET"}), "utf-8")
-    with pytest.raises(InputError, match="is not a service account key") as info:
+    path.write_text(json.dumps(info), "utf-8")
+    with pytest.raises(InputError, match="is not a service account key") as raised:
         translate_peer_arguments("G", PEER_CHECKER_ARGUMENTS, {"credentials_path": str(path)})
-    assert (info.value.field, info.value.limit) == ("credentials_path", None)
-    assert isinstance(info.value.__cause__, ValueError | KeyError | TypeError)
-    assert "SECRET" not in str(info.value)
+    error, cause = raised.value, raised.value.__cause__
+    assert (error.field, error.limit) == ("credentials_path", None)
+    assert isinstance(cause, ValueError)
+    # google-auth's message (it names fields, never their values), cut at 200 characters.
+    assert f"({type(cause).__name__}: {str(cause)[:200]}): {REMEDY}" in str(error)
+    assert "SECRET" not in str(error)
+
+
+def test_a_long_google_auth_message_is_cut(tmp_path):
+    path = tmp_path / "key.json"
+    key = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+    path.write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "private_key": key,
+                "client_email": EMAIL,
+                "token_uri": "https://t",
+            }
+        ),
+        "utf-8",
+    )
+    with pytest.raises(InputError) as raised:
+        translate_peer_arguments("G", PEER_CHECKER_ARGUMENTS, {"credentials_path": str(path)})
+    cause = str(raised.value.__cause__)
+    assert len(cause) > 201
+    assert f": {cause[:200]}): " in str(raised.value)
+    assert f"{cause[:201]}): " not in str(raised.value)
+
+
+def test_a_key_file_that_is_not_a_json_object_names_the_field(tmp_path):
+    path = tmp_path / "key.json"
+    path.write_text("[]", "utf-8")
+    with pytest.raises(InputError, match="is not a service account key") as raised:
+        translate_peer_arguments("G", PEER_CHECKER_ARGUMENTS, {"credentials_path": str(path)})
+    assert raised.value.field == "credentials_path"
 
 
 @pytest.mark.parametrize(
@@ -478,6 +532,14 @@ def test_the_summary_result_count_in_our_name_wins_over_the_peers_default():
     assert "defaults" not in message
     result, _ = translated(PEER_SUMMARY_ARGUMENTS, summary_result_count=1)
     assert result == {"result_count": 1}
+
+
+def test_a_name_that_sets_two_of_ours_lists_both():
+    _, message = translated(
+        PEER_SUMMARY_ARGUMENTS,
+        summary_spec_kwargs={"summary_result_count": 4, "include_citations": False},
+    )
+    assert "is `result_count=4, include_citations=False` here" in message
 
 
 def test_every_summary_spec_key_maps_to_our_field():
@@ -648,6 +710,49 @@ def test_a_bad_peer_value_names_the_field(table, name, value, field, limit):
     with pytest.raises(InputError, match=f"^{name}|^summary_spec_kwargs") as info:
         translate_peer_arguments("R", table, {name: value})
     assert (info.value.field, info.value.limit) == (field, limit)
+
+
+@pytest.mark.parametrize(
+    ("table", "arguments", "words"),
+    [
+        (PEER_RETRIEVER_ARGUMENTS, {"beta": "yes"}, r"^beta must be True or False, got str 'yes'"),
+        (
+            PEER_RETRIEVER_ARGUMENTS,
+            {"credentials_path": 3},
+            r"^credentials_path must be .* got int",
+        ),
+        (
+            PEER_RANKER_ARGUMENTS,
+            {"title_field": 3},
+            r"^title_field must be a metadata key \(a string\), got int: write "
+            r"title_fields=\('title',\) instead",
+        ),
+        (
+            PEER_SUMMARY_ARGUMENTS,
+            {"summary_spec_kwargs": ["x"]},
+            r"^summary_spec_kwargs must be a dict of SummarySpec fields, got list",
+        ),
+        (
+            PEER_SUMMARY_ARGUMENTS,
+            {"summary_spec_kwargs": {"x": 1}},
+            r"^summary_spec_kwargs has 'x', which is not a SummarySpec field this summary sends; "
+            r"the fields are summary_result_count, include_citations, ignore_adversarial_query, ",
+        ),
+        (
+            PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS,
+            {"user_agent": 3},
+            r"^user_agent must be a string, got int",
+        ),
+        (
+            PEER_RETRIEVER_ARGUMENTS,
+            {"location_id": 3},
+            r"^location_id must be a string, got int: write location=",
+        ),
+    ],
+)
+def test_a_bad_peer_value_says_what_was_given_by_its_type(table, arguments, words):
+    with pytest.raises(InputError, match=words):
+        translate_peer_arguments("R", table, arguments)
 
 
 def test_a_bad_enum_value_lists_the_values_it_takes():
@@ -1077,3 +1182,100 @@ def test_a_translated_search_on_the_emulator(emulator):
             assert "snippets" not in chunk.derived_struct_data
     finally:
         connection.close()
+
+
+# -- the conversions' factories ----------------------------------------------------------------
+# The tables are built once, at import, by these private factories: called here (the units under
+# test) so that mutation testing, which cannot rebuild the tables, reaches them.
+
+
+@pytest.mark.parametrize("package", [LANGCHAIN_PEER, LLAMAINDEX_PEER])
+def test_the_location_id_factory_builds_the_tables_entry(package):
+    argument = peers._location_id(package, "Peer")
+    assert (argument.package, argument.component, argument.name) == (package, "Peer", "location_id")
+    assert (argument.ours, argument.note) == (("location",), "")
+    assert argument.convert("eu") == {"location": "eu"}
+    with pytest.raises(
+        InputError, match=r"^location_id must be a string, got int: write location="
+    ) as info:
+        argument.convert(3)
+    assert (info.value.field, info.value.limit) == ("location_id", None)
+
+
+@pytest.mark.parametrize("package", [LANGCHAIN_PEER, LLAMAINDEX_PEER])
+def test_the_engine_data_type_factory_builds_the_tables_entry(package):
+    argument = peers._engine_data_type_argument(package)
+    table = (
+        PEER_RETRIEVER_ARGUMENTS
+        if package == LANGCHAIN_PEER
+        else PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS
+    )
+    assert argument == next(a for a in table.arguments if a.name == "engine_data_type")
+    assert (argument.package, argument.component, argument.ours) == (
+        package,
+        "VertexAISearchRetriever",
+        ("search_mode",),
+    )
+    assert argument.note == "the content the peer asked for with it is in the defaults below"
+    assert argument.convert(2) == {"search_mode": "documents"}
+
+
+def test_the_text_and_count_factories():
+    text = peers._text("old", "new")
+    assert text("v") == {"new": "v"}
+    with pytest.raises(
+        InputError, match=r"^old must be a string, got NoneType: write new='\.\.\.' instead"
+    ) as info:
+        text(None)
+    assert info.value.field == "old"
+    count = peers._count("old", "new")
+    assert count(1) == {"new": 1}
+    for bad, words in (
+        (0, r"^old must be >= 1, got 0"),
+        ("1", r"^old must be an integer, got str"),
+    ):
+        with pytest.raises(InputError, match=words) as info:
+            count(bad)
+        assert info.value.field == "old"
+
+
+def test_the_flag_factories():
+    flag, ignored = peers._flag("old", "new"), peers._ignored_flag("old")
+    assert (flag(True), flag(False), ignored(True), ignored(False)) == (
+        {"new": True},
+        {"new": False},
+        {},
+        {},
+    )
+    for convert in (flag, ignored):
+        with pytest.raises(InputError, match=r"^old must be True or False, got int 1") as info:
+            convert(1)
+        assert info.value.field == "old"
+
+
+def test_the_ignored_count_and_text_factories():
+    count, text = peers._ignored_count("old"), peers._ignored_text("old")
+    assert (count(1), text(None), text(""), text("x")) == ({}, {}, {}, {})
+    with pytest.raises(InputError, match=r"^old must be >= 1, got 0") as info:
+        count(0)
+    assert info.value.field == "old"
+    with pytest.raises(InputError, match=r"^old must be a string, got int") as info:
+        text(3)
+    assert info.value.field == "old"
+
+
+def test_the_enum_factory():
+    choices = {0: (None, "unspecified"), 2: ("auto", "automatic")}
+    convert = peers._enum("old", "new", choices)
+    assert (convert(0), convert(2)) == ({"new": None}, {"new": "auto"})
+    for bad, shown in ((1, "1"), (True, "True"), ("auto", "'auto'")):
+        with pytest.raises(InputError) as info:
+            convert(bad)
+        assert f"old must be one of 0 (unspecified), 2 (automatic), got {shown}; " in str(
+            info.value
+        )
+        assert "; here write new= with one of [None, 'auto']" in str(info.value)
+        assert (info.value.field, info.value.limit) == ("old", [0, 2])
+    hinted = peers._enum("old", "new", choices, "write new='auto'")
+    with pytest.raises(InputError, match=r"got 5; write new='auto'"):
+        hinted(5)

@@ -1,7 +1,7 @@
 """``grounding_core._settings``: what to talk to, how long to wait, and where from.
 
 Covers ``DiscoveryEngineTarget`` (every field, every resource name: location, parent, serving
-config, branch, grounding config, ``data_store_path``, ``session_path``; the three serving-config
+config, grounding config, ``data_store_path``, ``session_path``; the three serving-config
 forms parsed back; ``replace``; each refusal naming the field), the three documented locations
 (``LOCATIONS``, ``check_location``) refused everywhere else a location enters, ``config_path``,
 ``emulator_address`` (the forms users write, and what it refuses without echoing a password),
@@ -105,15 +105,10 @@ def test_a_data_store_target_has_the_defaults_and_builds_every_name():
         "global",
         "default_collection",
     )
-    assert (t.serving_config, t.grounding_config, t.branch) == (
-        "default_search",
-        "default_grounding_config",
-        "default_branch",
-    )
+    assert (t.serving_config, t.grounding_config) == ("default_search", "default_grounding_config")
     assert t.location_path == BASE
     assert t.parent_path == f"{BASE}/collections/default_collection/dataStores/docs"
     assert t.serving_config_path == f"{t.parent_path}/servingConfigs/default_search"
-    assert t.branch_path == f"{t.parent_path}/branches/default_branch"
     assert t.grounding_config_path == f"{BASE}/groundingConfigs/default_grounding_config"
     assert t.session_path() == f"{t.parent_path}/sessions/-"
 
@@ -126,7 +121,6 @@ def test_every_field_of_a_target_reaches_its_names():
         collection="c",
         serving_config="s",
         grounding_config="g",
-        branch="b",
     )
     assert (t.project, t.data_store, t.engine, t.location, t.collection) == (
         "p",
@@ -135,11 +129,10 @@ def test_every_field_of_a_target_reaches_its_names():
         "eu",
         "c",
     )
-    assert (t.serving_config, t.grounding_config, t.branch) == ("s", "g", "b")
+    assert (t.serving_config, t.grounding_config) == ("s", "g")
     assert t.location_path == "projects/p/locations/eu"
     assert t.parent_path == "projects/p/locations/eu/collections/c/dataStores/d"
     assert t.serving_config_path == f"{t.parent_path}/servingConfigs/s"
-    assert t.branch_path == f"{t.parent_path}/branches/b"
     assert t.grounding_config_path == "projects/p/locations/eu/groundingConfigs/g"
     assert t.session_path("s1") == f"{t.parent_path}/sessions/s1"
 
@@ -150,8 +143,6 @@ def test_an_engine_target_and_its_sessions():
     assert t.serving_config_path == f"{t.parent_path}/servingConfigs/cfg"
     assert t.session_path() == f"{t.parent_path}/sessions/-"
     assert t.session_path("s1") == f"{t.parent_path}/sessions/s1"
-    with pytest.raises(ConfigurationError, match="an engine has no branch"):
-        _ = t.branch_path
 
 
 def test_the_collection_less_data_store_form():
@@ -160,7 +151,6 @@ def test_the_collection_less_data_store_form():
     assert t.serving_config_path == f"{BASE}/dataStores/docs/servingConfigs/default_search"
     # Google names sessions under data stores too (projects.locations.dataStores.sessions).
     assert t.session_path() == f"{BASE}/dataStores/docs/sessions/-"
-    assert t.branch_path == f"{BASE}/dataStores/docs/branches/default_branch"
 
 
 @pytest.mark.parametrize(
@@ -233,7 +223,6 @@ E = {"project": "p", "engine": "e"}
         ({**D, "serving_config": "s.x"}, f"serving_config 's.x' {ID_RULE}"),
         ({**D, "serving_config": "x y"}, f"serving_config 'x y' {ID_RULE}"),
         ({**D, "grounding_config": "g.x"}, f"grounding_config 'g.x' {ID_RULE}"),
-        ({**D, "branch": "b.x"}, f"branch 'b.x' {ID_RULE}"),
     ],
 )
 def test_each_refusal_names_the_field(kwargs, words):
@@ -247,7 +236,6 @@ def test_each_refusal_names_the_field(kwargs, words):
         ("collection", "default_collection"),
         ("serving_config", "default_search"),
         ("grounding_config", "default_grounding_config"),
-        ("branch", "default_branch"),
     ],
 )
 def test_an_invalid_id_is_refused_with_an_example(field, example):
@@ -323,9 +311,9 @@ def test_a_malformed_serving_config_name_lists_the_three_forms(name):
 
 
 def test_replace_keeps_the_other_fields_and_validates_again():
-    t = DiscoveryEngineTarget(project="p", data_store="d", collection="c", branch="b")
+    t = DiscoveryEngineTarget(project="p", data_store="d", collection="c", serving_config="s")
     assert t.replace(location="us") == DiscoveryEngineTarget(
-        project="p", data_store="d", collection="c", branch="b", location="us"
+        project="p", data_store="d", collection="c", serving_config="s", location="us"
     )
     assert "both a data store" in str(refusal(t.replace, engine="e"))
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from google import developer_knowledge_v1
 from google.api_core import exceptions as core_exceptions
 from google.auth.credentials import AnonymousCredentials
+from google.cloud import discoveryengine_v1
 
 # One attempt, a bounded wait: a test sees the emulator's answer itself.
 ONCE = {"retry": None, "timeout": 10.0}
@@ -57,24 +59,24 @@ def assert_error(excinfo: pytest.ExceptionInfo, error_type: type, *fragments: st
 
 
 @pytest.fixture(scope="session")
-def search_client(de_clients):
+def search_client(de_connection):
     """``SearchServiceClient`` on the emulator."""
-    return de_clients.search()
+    return de_connection.client(discoveryengine_v1.SearchServiceClient)
 
 
 @pytest.fixture(scope="session")
-def grounding_client(de_clients):
+def grounding_client(de_connection):
     """``GroundedGenerationServiceClient`` on the emulator."""
-    return de_clients.grounded_generation()
+    return de_connection.client(discoveryengine_v1.GroundedGenerationServiceClient)
 
 
 @pytest.fixture(scope="session")
-def answer_client(de_clients):
+def answer_client(de_connection):
     """``ConversationalSearchServiceClient`` on the emulator."""
-    return de_clients.conversational_search()
+    return de_connection.client(discoveryengine_v1.ConversationalSearchServiceClient)
 
 
 @pytest.fixture(scope="session")
-def dk_client(dk_clients):
+def dk_client(dk_connection):
     """``DeveloperKnowledgeClient`` on the emulator."""
-    return dk_clients.developer_knowledge()
+    return dk_connection.client(developer_knowledge_v1.DeveloperKnowledgeClient)

@@ -160,8 +160,8 @@ def test_v1beta_service(emulator):
     client.transport.close()
 
 
-async def test_async_client(de_async_clients):
-    client = de_async_clients.conversational_search_async()
+async def test_async_client(de_async_connection):
+    client = de_async_connection.async_client(de.ConversationalSearchServiceAsyncClient)
     response = await client.answer_query(
         request=de.AnswerQueryRequest(
             serving_config=serving_config("test-app", kind="engines"),
@@ -398,8 +398,8 @@ def test_a_misspelt_query_is_spell_corrected_unless_disabled(answer_client):
     assert list(disabled.answer_skipped_reasons) == [NO_RELEVANT_CONTENT]
 
 
-async def test_async_client_documents_mode_supports_related_and_adversarial(de_async_clients):
-    client = de_async_clients.conversational_search_async()
+async def test_async_client_documents_mode_supports_related_and_adversarial(de_async_connection):
+    client = de_async_connection.async_client(de.ConversationalSearchServiceAsyncClient)
     config = serving_config("python-docs-app", kind="engines")
     response = await client.answer_query(
         request=de.AnswerQueryRequest(

@@ -107,8 +107,8 @@ def test_older_api_versions(emulator, module):
     client.transport.close()
 
 
-async def test_async_client(de_async_clients):
-    client = de_async_clients.grounded_generation_async()
+async def test_async_client(de_async_connection):
+    client = de_async_connection.async_client(de.GroundedGenerationServiceAsyncClient)
     response = await client.check_grounding(request=request(), **ONCE)
     assert response.support_score == pytest.approx(0.75)
     assert response.cited_chunks[0].source == "0"

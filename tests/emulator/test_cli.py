@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import pytest
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_core import DiscoveryEngineClients, DiscoveryEngineTarget, search_chunks
+from grounding_core import DiscoveryEngineChunkSearch, DiscoveryEngineConnection
 from grounding_core.cli import main
 from grounding_emulator import BUILTIN_DATA_STORE, CorpusStore
 from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, versioned_client
@@ -102,12 +102,10 @@ def test_serve_runs_until_terminated(tmp_path, test_corpus_path):
         "tests-app=tests",
     ) as (address, lines):
         assert any("tests-app" in line for line in lines)
-        clients = DiscoveryEngineClients(emulator_host=address)
-        chunks = search_chunks(
-            clients, DiscoveryEngineTarget(project="p", engine="tests-app"), "北京"
-        )
+        connection = DiscoveryEngineConnection(project_id="p", emulator_host=address)
+        chunks = DiscoveryEngineChunkSearch(connection, engine_id="tests-app").search("北京")
         assert chunks[0].uri == "https://example.cn/beijing"
-        clients.close()
+        connection.close()
 
 
 JUDGE_SCRIPT = {

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from google import developer_knowledge_v1
+from google.developer_knowledge_v1 import DeveloperKnowledgeAsyncClient
 from google.developer_knowledge_v1 import types as dk
 
-from grounding_core.clients import DeveloperKnowledgeClients
 from grounding_emulator import CorpusStore, EmulatorServer
-from tests.emulator.conftest import ONCE
+from tests.emulator.conftest import ONCE, versioned_client
 
 YIELD = "documents/docs.python.org/{version}/reference/simple_stmts.html#yield"
 
@@ -148,16 +149,19 @@ def test_other_data_store_behind_the_service(test_corpus_path):
     store = CorpusStore()
     store.ingest("mine", test_corpus_path)
     with EmulatorServer(store, developer_knowledge_data_store="mine") as server:
-        client = DeveloperKnowledgeClients(emulator_host=server.address).developer_knowledge()
+        client = versioned_client(
+            developer_knowledge_v1, "DeveloperKnowledgeClient", server.address
+        )
         results = list(search(client, "東京タワー", page_size=3))
         assert results[0].parent == "documents/example.jp/tokyo"
         assert results[0].document.data_source == "example.jp"
         document = client.get_document(request={"name": "documents/example.jp/tokyo"}, **ONCE)
         assert document.content.startswith("# 東京")
+        client.transport.close()
 
 
-async def test_async_client(dk_async_clients, yield_name):
-    client = dk_async_clients.developer_knowledge_async()
+async def test_async_client(dk_async_connection, yield_name):
+    client = dk_async_connection.async_client(DeveloperKnowledgeAsyncClient)
     pager = await client.search_document_chunks(
         request={"query": "yield statement", "page_size": 10}, **ONCE
     )

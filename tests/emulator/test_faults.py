@@ -83,9 +83,9 @@ def test_fault_applies_to_every_api_version(emulator, search_client):
     client.transport.close()
 
 
-async def test_async_retry_recovers(emulator, de_async_clients):
+async def test_async_retry_recovers(emulator, de_async_connection):
     emulator.faults.fail("Search", code="UNAVAILABLE", times=2)
-    client = de_async_clients.search_async()
+    client = de_async_connection.async_client(de.SearchServiceAsyncClient)
     pager = await client.search(
         request=search_request(), retry=retry_async.AsyncRetry(**FAST_RETRY), timeout=10
     )
@@ -93,9 +93,9 @@ async def test_async_retry_recovers(emulator, de_async_clients):
     assert emulator.faults.pending == 0
 
 
-async def test_async_deadline(emulator, de_async_clients):
+async def test_async_deadline(emulator, de_async_connection):
     emulator.faults.delay("Search", seconds=2.0, times=1)
-    client = de_async_clients.search_async()
+    client = de_async_connection.async_client(de.SearchServiceAsyncClient)
     with pytest.raises(core_exceptions.DeadlineExceeded):
         await client.search(request=search_request(), retry=None, timeout=0.1)
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_core.clients import DiscoveryEngineClients
 from grounding_emulator import CorpusStore, DataStore, EmulatorServer, LexicalJudge
 from grounding_emulator.answer.engine import AnswerParams, generate_answer
 from grounding_emulator.corpus.embeddings import CachingEmbedder, passage_text, sentence_texts
@@ -27,7 +26,7 @@ from grounding_emulator.search.fusion import (
     with_documents,
     with_sentences,
 )
-from tests.emulator.conftest import ONCE, serving_config
+from tests.emulator.conftest import ONCE, serving_config, versioned_client
 from tests.emulator.fake_embedder import FakeEmbedder
 
 RECORDS = [
@@ -275,14 +274,17 @@ def hybrid_server():
 
 
 def grpc_search(server, data_store: str, query: str):
-    client = DiscoveryEngineClients(emulator_host=server.address).search()
+    client = versioned_client(de, "SearchServiceClient", server.address)
     request = de.SearchRequest(
         serving_config=serving_config(data_store),
         query=query,
         content_search_spec={"search_result_mode": "CHUNKS"},
         relevance_score_spec={"return_relevance_score": True},
     )
-    return next(iter(client.search(request=request, **ONCE).pages))
+    try:
+        return next(iter(client.search(request=request, **ONCE).pages))
+    finally:
+        client.transport.close()
 
 
 def test_rank_signals_report_semantic_similarity(hybrid_server):

@@ -291,8 +291,8 @@ def test_v1beta_and_v1alpha_services(emulator, search_client, module):
     client.transport.close()
 
 
-async def test_async_client_pages(de_async_clients):
-    client = de_async_clients.search_async()
+async def test_async_client_pages(de_async_connection):
+    client = de_async_connection.async_client(de.SearchServiceAsyncClient)
     pager = await client.search(request=chunk_request(page_size=100), **ONCE)
     names = [result.chunk.name async for result in pager]
     assert len(set(names)) == PAGING_CHUNKS

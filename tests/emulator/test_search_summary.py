@@ -311,8 +311,8 @@ def test_summary_result_count_at_the_limits(search_client, mode, count):
     assert not response.summary.summary_skipped_reasons
 
 
-async def test_async_client(de_async_clients):
-    client = de_async_clients.search_async()
+async def test_async_client(de_async_connection):
+    client = de_async_connection.async_client(de.SearchServiceAsyncClient)
     pager = await client.search(request=summary_request("東京 首都"), **ONCE)
     assert pager.summary.summary_text.startswith("東京都は日本の首都です [1]。")
     assert len(pager.summary.summary_with_metadata.citation_metadata.citations) == 3

@@ -10,11 +10,9 @@ import pytest
 from google.api_core import exceptions as core_exceptions
 
 from grounding_core import (
-    CallOptions,
-    DiscoveryEngineClients,
-    DiscoveryEngineTarget,
+    DiscoveryEngineChunkSearch,
+    DiscoveryEngineConnection,
     ServiceUnavailableError,
-    search_chunks,
 )
 from grounding_emulator import CorpusStore, EmulatorServer
 from grounding_emulator.errors import ListenError
@@ -73,17 +71,21 @@ def test_default_store_serves_the_builtin_corpus():
     with EmulatorServer() as server:
         assert server.store.data_store_ids == ("python-docs",)
         assert server.store.engines == {"python-docs-app": "python-docs"}
-        clients = DiscoveryEngineClients(emulator_host=server.address)
-        target = DiscoveryEngineTarget(project="p", engine="python-docs-app")
-        chunks = search_chunks(clients, target, "assert statement")
+        connection = DiscoveryEngineConnection(project_id="p", emulator_host=server.address)
+        search = DiscoveryEngineChunkSearch(connection, engine_id="python-docs-app")
+        chunks = search.search("assert statement")
         assert chunks[0].uri.endswith("simple_stmts.html#assert")
+        connection.close()
         address = server.address
     # Stopped: the same call now fails as unavailable.
-    clients = DiscoveryEngineClients(emulator_host=address)
+    connection = DiscoveryEngineConnection(
+        project_id="p", emulator_host=address, timeout=2.0, retry=None
+    )
+    search = DiscoveryEngineChunkSearch(connection, engine_id="python-docs-app")
     with pytest.raises(ServiceUnavailableError) as excinfo:
-        search_chunks(clients, target, "assert", options=CallOptions(timeout=2.0, retry=None))
+        search.search("assert")
     assert isinstance(excinfo.value.cause, core_exceptions.ServiceUnavailable)
-    clients.close()
+    connection.close()
 
 
 def test_ipv6_loopback():

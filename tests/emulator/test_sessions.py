@@ -93,8 +93,8 @@ def test_two_turn_conversation_rephrases_the_follow_up(answer_client, sessions):
     assert stored.end_time.timestamp() >= stored.start_time.timestamp()
 
 
-async def test_two_turn_conversation_async(emulator, de_async_clients):
-    answers = de_async_clients.conversational_search_async()
+async def test_two_turn_conversation_async(emulator, de_async_connection):
+    answers = de_async_connection.async_client(de.ConversationalSearchServiceAsyncClient)
     client = versioned_client(de, "SessionServiceAsyncClient", emulator.address, asynchronous=True)
     config = f"{TEST_ENGINE}/servingConfigs/default_search"
     first = await answers.answer_query(

@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_core.clients import DiscoveryEngineClients
 from grounding_emulator import CorpusError, CorpusStore, EmulatorServer, NotFound
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.index import ChunkIndex
 from grounding_emulator.corpus.reading import read_jsonl
 from grounding_emulator.search.engine import SearchParams, search
 from tests.conftest import corpus_records, paging_document, write_corpus
-from tests.emulator.conftest import ONCE, serving_config
+from tests.emulator.conftest import ONCE, serving_config, versioned_client
 
 
 def top_names(store: DataStore, query: str = "lighthouse keeper") -> list[str]:
@@ -103,7 +102,7 @@ def test_readers_never_see_half_an_index(tmp_path, small_corpus):
     errors: list[BaseException] = []
     stop = threading.Event()
     with EmulatorServer(store) as server:
-        client = DiscoveryEngineClients(emulator_host=server.address).search()
+        client = versioned_client(de, "SearchServiceClient", server.address)
         request = de.SearchRequest(
             serving_config=serving_config("docs"),
             query="lighthouse",
@@ -125,6 +124,7 @@ def test_readers_never_see_half_an_index(tmp_path, small_corpus):
             store.ingest("docs", corpus, reuse=False)
         stop.set()
         reader.join()
+        client.transport.close()
     assert errors == []
     assert totals
     assert totals <= {30, 250}
@@ -156,7 +156,7 @@ def test_several_data_stores_in_one_server(small_corpus, test_corpus_path):
     store.ingest("small", small_corpus)
     store.ingest("full", test_corpus_path)
     with EmulatorServer(store) as server:
-        client = DiscoveryEngineClients(emulator_host=server.address).search()
+        client = versioned_client(de, "SearchServiceClient", server.address)
         totals = {}
         for name in ("small", "full"):
             request = de.SearchRequest(
@@ -165,6 +165,7 @@ def test_several_data_stores_in_one_server(small_corpus, test_corpus_path):
                 content_search_spec={"search_result_mode": "CHUNKS"},
             )
             totals[name] = client.search(request=request, **ONCE).total_size
+        client.transport.close()
     assert totals == {"small": 30, "full": 250}
 
 

@@ -1,8 +1,8 @@
 """Every public LlamaIndex component survives ``pickle`` (default protocol and 5) and
 ``copy.deepcopy`` (what multiprocessing, Ray, joblib and LlamaIndex's own deep copies do): same
-settings, the same results on the emulator (sync and async), its own clients built at its first
-call; ``copy.copy`` works and shares the connection. A component holding user objects (a query
-engine, an LLM) pickles when they do."""
+settings, the same results on the emulator (sync and async), connections of its own (each
+builds its clients at its first call); ``copy.copy`` works and shares the connection. A
+component holding user objects (a query engine, an LLM) pickles when they do."""
 
 from __future__ import annotations
 
@@ -280,7 +280,7 @@ def test_every_exported_component_has_a_row():
 
 @pytest.mark.parametrize("how", list(WHOLE_COPIES))
 @pytest.mark.parametrize("name", list(ROWS))
-async def test_a_copy_keeps_the_settings_works_and_builds_its_own_clients(emulator, name, how):
+async def test_a_copy_keeps_the_settings_works_and_has_its_own_connections(emulator, name, how):
     await check_a_whole_copy(ROWS[name], emulator, WHOLE_COPIES[how])
 
 
@@ -327,10 +327,13 @@ async def test_a_deep_copy_of_an_agent_workflow_works_and_has_its_own_connection
     expected = await grounding(original)
     copied = copy.deepcopy(original)
     try:
-        assert settings_of(copied) == settings_of(original)
+        # The workflow's own state holds LlamaIndex's runtime caches: its parts are compared.
+        assert repr(copied) == repr(original)  # the agent's class, the check's settings
+        assert settings_of(copied.agent.tools) == settings_of(original.agent.tools)
         held = {id(connection) for connection in connections_in(original)}
-        assert len(connections_in(copied)) == len(held) == 2  # the check's and the tool's
-        assert not {id(connection) for connection in connections_in(copied)} & held
+        copies = {id(connection) for connection in connections_in(copied)}
+        assert len(copies) == len(held) == 2  # the check's and the tool's
+        assert not copies & held
         assert await grounding(copied) == expected
         assert expected[1]["passed"] is True
     finally:

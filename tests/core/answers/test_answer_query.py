@@ -157,7 +157,12 @@ def test_options_at_their_limits_are_kept(options, field):
         ({"user_pseudo_id": 7}, "user_pseudo_id", None, "must be a string, got int"),
         ({"session": 7}, "session", None, "a string or None, got int"),
         ({"session": " "}, "session", None, "session is empty"),
-        ({"session": ""}, "session", None, "session is empty"),
+        (
+            {"session": ""},
+            "session",
+            None,
+            "session is empty: give None (no session), '-' (start one) or a session id",
+        ),
         ({"include_citations": "no"}, "include_citations", None, "True or False, got str"),
         (
             {"ignore_low_relevant_content": 0},
@@ -173,6 +178,9 @@ def test_options_past_their_limits_are_refused(options, field, limit, words):
     error = refusal(AnswerSpec, **options)
     assert (error.field, error.limit) == (field, limit)
     assert words in str(error)
+    if words.startswith("session is empty"):
+        assert str(error).startswith("session is empty: give None")
+        assert str(error).endswith("or a session id")
 
 
 def test_the_spec_keeps_its_own_copies():
@@ -210,7 +218,8 @@ def test_a_boost_spec_with_a_cycle_is_refused():
 def test_options_streamed_answers_cannot_honour_are_refused(field, value):
     error = refusal(check_stream_spec, AnswerSpec(**{field: value}))
     assert (error.field, error.limit) == (field, None)
-    assert f"{field} is not available for streamed answers" in str(error)
+    assert str(error).startswith(f"{field} is not available for streamed answers")
+    assert str(error).endswith("or call answer()/invoke() for a whole answer with it")
 
 
 def test_a_spec_streamed_answers_honour_is_given_back():
@@ -747,6 +756,23 @@ async def test_the_connections_retry_policy_is_used(emulator, asynchronous):
     connection.close()
 
 
+@pytest.mark.parametrize("asynchronous", [False, True])
+async def test_a_stream_uses_the_connections_retry_policy(emulator, asynchronous):
+    retrying = DiscoveryEngineConnection(
+        project_id=PROJECT, emulator_host=emulator.address, **RETRYING
+    )
+    answering = DiscoveryEngineAnswerQuery(retrying, engine_id="python-docs-app")
+    emulator.faults.fail("StreamAnswerQuery", code=TRANSIENT, times=1)
+    if asynchronous:
+        items = [item async for item in answering.astream(YIELD)]
+        await retrying.aclose()
+    else:
+        items = list(answering.stream(YIELD))
+    retrying.close()
+    assert items[-1].state == "SUCCEEDED"
+    assert emulator.faults.pending == 0
+
+
 # -- sessions across answers -------------------------------------------------------------------
 
 
@@ -876,11 +902,11 @@ async def test_a_stream_refuses_what_it_cannot_honour_before_any_call(
         connection, engine_id="python-docs-app", **{option: value}
     )
     emulator.faults.fail("StreamAnswerQuery", code="NOT_FOUND", times=1)
-    stream = answering.astream(YIELD) if asynchronous else answering.stream(YIELD)
     with pytest.raises(InputError) as info:
-        await take(stream, asynchronous)
+        answering.astream(YIELD) if asynchronous else answering.stream(YIELD)  # not iterated
     assert info.value.field == option
     assert emulator.faults.pending == 1
+    answering.answer(YIELD)  # a whole answer honours it
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])
@@ -989,8 +1015,12 @@ async def test_session_arguments_are_checked_before_any_call(connection, emulato
     prefix = "a" if asynchronous else ""
     for method in ("CreateSession", "GetSession", "DeleteSession"):
         emulator.faults.fail(method, code="NOT_FOUND", times=1)
+    dash = (
+        r"^session '-' names no session \(it asks AnswerQuery to start one\): give the id or "
+        "resource name of an existing session$"
+    )
     for name in ("get_session", "delete_session"):
-        with pytest.raises(InputError, match="session '-' names no session") as info:
+        with pytest.raises(InputError, match=dash) as info:
             await result_of(getattr(answering, f"{prefix}{name}"), "-")
         assert info.value.field == "session"
     create = getattr(answering, f"{prefix}create_session")

@@ -29,7 +29,7 @@ from grounding_core import (
     SourceChunk,
 )
 from grounding_core.answers.developer_knowledge import answer_from_developer_knowledge
-from tests.core.emulated import result_of
+from tests.core.emulated import RETRYING, result_of
 from tests.developer_corpus import BOTH, CREATE, NOTHING, PARENT, REMOVE, two_chunk_emulator
 
 __all__ = ["two_chunk_emulator"]  # the fixture, used by name
@@ -265,6 +265,19 @@ async def test_a_failed_answer_names_the_corpus(knowledge, emulator, asynchronou
     emulator.faults.fail("AnswerQuery", code="RESOURCE_EXHAUSTED", times=1)
     with pytest.raises(ServiceUnavailableError, match=CORPUS):
         await result_of(call, KNOWLEDGE)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+async def test_an_answer_uses_the_connections_retry_policy(emulator, asynchronous):
+    retrying = DeveloperKnowledgeConnection(emulator_host=emulator.address, **RETRYING)
+    knowledge = DeveloperKnowledgeAnswerQuery(retrying)
+    emulator.faults.fail("AnswerQuery", code="RESOURCE_EXHAUSTED", times=1)
+    answer = await result_of(knowledge.aanswer if asynchronous else knowledge.answer, KNOWLEDGE)
+    assert answer.citations
+    assert emulator.faults.pending == 0
+    if asynchronous:
+        await retrying.aclose()
+    retrying.close()
 
 
 async def test_a_stream_gives_the_whole_text_then_the_answer(knowledge):

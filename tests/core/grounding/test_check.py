@@ -18,6 +18,7 @@ import copy
 import json
 import logging
 import pickle
+import re
 
 import pytest
 from google.cloud import discoveryengine_v1 as de
@@ -57,7 +58,7 @@ from grounding_core.grounding.check import (
     grounding_result,
 )
 from grounding_core.grounding.report import NOTHING_TO_CHECK
-from tests.core.emulated import PROJECT, result_of
+from tests.core.emulated import PROJECT, RETRYING, result_of
 
 PARIS = "Paris is the capital of France."
 MOON = "The Moon is made of cheese."
@@ -252,7 +253,12 @@ def test_an_answer_at_the_character_bound_is_accepted_and_one_more_is_refused():
     assert check_answer_candidate(edge) is edge
     error = refusal(check_answer_candidate, edge + "a")
     assert (error.field, error.limit) == ("answer_candidate", MAX_ANSWER_CHARS)
-    assert f"{MAX_ANSWER_CHARS + 1} characters" in str(error)
+    assert re.search(
+        f"^answer_candidate has {MAX_ANSWER_CHARS + 1} characters; .* no text over "
+        f"{MAX_ANSWER_CHARS} characters is within: check the answer in parts "
+        r"\(for example paragraph by paragraph\)$",
+        str(error),
+    )
 
 
 def test_a_cjk_answer_is_counted_per_character():
@@ -264,19 +270,19 @@ def test_a_cjk_answer_is_counted_per_character():
 @pytest.mark.parametrize(
     ("answer", "words"),
     [
-        (42, "must be a string, got int"),
-        (None, "must be a string, got NoneType"),
-        (b"bytes", "must be a string, got bytes"),
-        ("", "is empty"),
-        (" \n\t", "is empty"),
-        ("ok \udc80 then", "lone surrogate (U+DC80) at character 3"),
+        (42, "must be a string, got int$"),
+        (None, "must be a string, got NoneType$"),
+        (b"bytes", "must be a string, got bytes$"),
+        ("", "is empty: there is nothing to check; generate an answer first$"),
+        (" \n\t", "^answer_candidate is empty"),
+        ("ok \udc80 then", r"lone surrogate \(U\+DC80\) at character 3"),
     ],
     ids=["int", "none", "bytes", "empty", "blank", "lone-surrogate"],
 )
 def test_an_answer_that_cannot_be_checked_names_the_field(answer, words):
     error = refusal(check_answer_candidate, answer)
     assert (error.field, error.limit) == ("answer_candidate", None)
-    assert words in str(error)
+    assert re.search(words, str(error))
 
 
 # -- facts -------------------------------------------------------------------------------------
@@ -399,7 +405,11 @@ def test_a_fact_of_exactly_10000_characters_is_accepted_and_10001_refused():
         (["a", 3], "facts[1]", "sources[1] must be a str or GroundingSource, got int"),
         ([None], "facts[0]", "got NoneType"),
         ([b"x"], "facts[0]", "got bytes"),
-        ([GroundingSource(b"x")], "facts[0].fact_text", "sources[0].text must be a string"),
+        (
+            [GroundingSource(b"x")],
+            "facts[0].fact_text",
+            "sources[0].text must be a string, got bytes",
+        ),
         (["a", "b", "c\ud800"], "facts[2].fact_text", "lone surrogate (U+D800)"),
     ],
     ids=[
@@ -921,6 +931,16 @@ def test_a_replaced_component_keeps_the_other_settings_and_is_checked_again():
         check.replace(spec=GroundingSpec())
 
 
+def test_a_replaced_subclass_is_a_plain_check_with_the_same_settings():
+    class Wrapped(GroundingCheck):
+        """What a caller adds around the check."""
+
+    wrapped = Wrapped(offline(), min_support_score=0.5)
+    variant = wrapped.replace(on_error="record")
+    assert type(variant) is GroundingCheck
+    assert (variant.min_support_score, variant.on_error) == (0.5, "record")
+
+
 def test_the_repr_shows_the_settings_and_no_secret():
     connection = offline(client_options={"api_key": "SECRET"})
     text = repr(GroundingCheck(connection, min_support_score=0.7))
@@ -1173,6 +1193,21 @@ async def test_a_failed_call_names_the_grounding_config(connection, emulator, as
     with pytest.raises(NotFoundError, match=f"CheckGrounding on {CONFIG}") as info:
         await result_of(check.acheck if asynchronous else check.check, PARIS, ["d"], [PARIS])
     assert info.value.__cause__ is info.value.cause
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+async def test_a_check_uses_the_connections_retry_policy(emulator, asynchronous):
+    retrying = DiscoveryEngineConnection(
+        project_id=PROJECT, emulator_host=emulator.address, **RETRYING
+    )
+    check = GroundingCheck(retrying)
+    emulator.faults.fail("CheckGrounding", code=TRANSIENT, times=1)
+    report = await result_of(check.acheck if asynchronous else check.check, PARIS, ["d"], [PARIS])
+    assert report.passed
+    assert emulator.faults.pending == 0
+    if asynchronous:
+        await retrying.aclose()
+    retrying.close()
 
 
 NON_ASCII_SOURCES = [

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import logging
 import threading
 
@@ -26,6 +27,7 @@ from grounding_core import (
     ConfigurationError,
     GroundingCheck,
     GroundingSource,
+    ServiceUnavailableError,
 )
 from grounding_core.grounding.claim_stream import (
     DEFAULT_CLAIM_MIN_CHARS,
@@ -81,6 +83,9 @@ def texts(text, min_chars=1):
         ("no end", ["no end"]),
         ("3.14", ["3.14"]),
         ("A. ", ["A."]),
+        ("? Yes.", ["?", "Yes."]),  # a stop as the very first character
+        ("no end ", ["no end"]),
+        ("A. B \n\t", ["A.", "B"]),
     ],
     ids=[
         "latin",
@@ -95,6 +100,9 @@ def texts(text, min_chars=1):
         "no-end",
         "a-number",
         "trailing-space",
+        "first-character",
+        "one-trailing-space",
+        "trailing-whitespace",
     ],
 )
 def test_where_sentences_end(text, expected):
@@ -232,28 +240,27 @@ def test_settings_within_their_bounds_are_accepted(policy, max_concurrent, min_c
 
 
 @pytest.mark.parametrize(
-    ("policy", "max_concurrent", "min_chars", "words", "out_of_range"),
+    ("policy", "max_concurrent", "min_chars", "start", "end"),
     [
-        ("secret-token", 4, 40, "on_unsupported_claim must be 'continue', 'stop' or", False),
-        (None, 4, 40, "on_unsupported_claim", False),
-        ("stop", 0, 40, "max_concurrent_checks must be an integer from 1 to 32", True),
-        ("stop", 33, 40, "max_concurrent_checks must be an integer from 1 to 32", True),
-        ("stop", 2.0, 40, "max_concurrent_checks must be an integer from 1 to 32", False),
-        ("stop", 4, 0, "claim_min_chars must be an integer from 1 to 10000", True),
-        ("stop", 4, 10_001, "claim_min_chars must be an integer from 1 to 10000", True),
-        ("stop", 4, "40", "claim_min_chars must be an integer from 1 to 10000", False),
+        ("secret-token", 4, 40, "on_unsupported_claim must be 'continue', 'stop' or", "got a str"),
+        (None, 4, 40, "on_unsupported_claim", "got a NoneType"),
+        ("stop", 0, 40, "max_concurrent_checks must be an integer from 1 to 32", "out of range"),
+        ("stop", 33, 40, "max_concurrent_checks must be an integer from 1 to 32", "out of range"),
+        ("stop", 2.0, 40, "max_concurrent_checks must be an integer from 1 to 32", "got a float"),
+        ("stop", 4, 0, "claim_min_chars must be an integer from 1 to 10000", "out of range"),
+        ("stop", 4, 10_001, "claim_min_chars must be an integer from 1 to 10000", "out of range"),
+        ("stop", 4, "40", "claim_min_chars must be an integer from 1 to 10000", "got a str"),
     ],
 )
-def test_a_bad_setting_is_named_without_its_value(
-    policy, max_concurrent, min_chars, words, out_of_range
-):
-    with pytest.raises(ConfigurationError, match=words) as info:
+def test_a_bad_setting_is_named_without_its_value(policy, max_concurrent, min_chars, start, end):
+    with pytest.raises(ConfigurationError) as info:
         check_stream_settings(policy, max_concurrent, min_chars)
     message = str(info.value)
+    assert message.startswith(start)
+    assert message.endswith(end)
     assert "secret-token" not in message
     assert "33" not in message
     assert "10001" not in message
-    assert ("out of range" in message) is out_of_range
 
 
 @pytest.mark.parametrize(
@@ -403,6 +410,38 @@ def test_a_sync_stream_checks_each_piece_once_the_sources_are_known(check):
     assert (claims.stopped, claims.stop_verdict) == (False, None)
 
 
+class SpanlessCheck(GroundingCheck):
+    """The real check, its claims' spans dropped: Google documents ``start_pos``/``end_pos``
+    as optional, the emulator always sends them."""
+
+    def check(self, *args, **kwargs):
+        report = super().check(*args, **kwargs)
+        spanless = tuple(
+            dataclasses.replace(c, start=None, end=None, byte_start=None, byte_end=None)
+            for c in report.result.claims
+        )
+        return dataclasses.replace(
+            report, result=dataclasses.replace(report.result, claims=spanless)
+        )
+
+
+def test_a_claim_without_a_span_stays_without_one_in_its_verdict(connections):
+    claims = ClaimStream(SpanlessCheck(connections[0]), min_chars=10)
+    claims.set_sources(*SOURCES)
+    claims.add_text(f"{GREETING} {LARGEST}")
+    _, largest = by_index(claims.finish())
+    assert (largest.start, largest.byte_start) == (len(GREETING) + 1, len(GREETING) + 1)
+    (claim,) = largest.claims
+    assert (claim.text, claim.start, claim.end, claim.byte_start, claim.byte_end) == (
+        LARGEST,
+        None,
+        None,
+        None,
+        None,
+    )
+    assert largest.status == "supported"
+
+
 def test_a_stream_without_sources_checks_nothing(check, emulator):
     emulator.faults.fail("CheckGrounding", code="NOT_FOUND", times=1)
     claims = ClaimStream(check, min_chars=10)
@@ -410,6 +449,24 @@ def test_a_stream_without_sources_checks_nothing(check, emulator):
     claims.add_text(ANSWER)
     assert claims.finish() == []
     assert emulator.faults.pending == 1
+
+
+def test_the_pieces_wait_for_the_callers_sources(check, emulator):
+    # Grounding sources without the objects they stand for: nothing to cite yet.
+    emulator.faults.fail("CheckGrounding", code="NOT_FOUND", times=1)
+    claims = ClaimStream(check, min_chars=10)
+    claims.set_sources([], [GroundingSource(LARGEST)], [])
+    claims.add_text(ANSWER)
+    assert claims.finish() == []
+    assert emulator.faults.pending == 1
+
+
+def test_facts_without_grounding_sources_are_checked_against_none(check):
+    claims = ClaimStream(check, min_chars=10)
+    claims.set_sources(["doc"], [], [])
+    claims.add_text(LARGEST)
+    (verdict,) = claims.finish()
+    assert (verdict.text, verdict.status, verdict.source_ids) == (LARGEST, "unsupported", ())
 
 
 async def test_an_async_stream_announces_each_verdict(check):
@@ -493,6 +550,7 @@ class CountingCheck(GroundingCheck):
         super().__init__(*args, **kwargs)
         self.lock = threading.Lock()
         self.now = self.most = 0
+        self.threads: set[str] = set()
 
     def _enter(self) -> None:
         with self.lock:
@@ -504,6 +562,7 @@ class CountingCheck(GroundingCheck):
             self.now -= 1
 
     def check(self, *args, **kwargs):
+        self.threads.add(threading.current_thread().name)
         self._enter()
         try:
             return super().check(*args, **kwargs)
@@ -536,6 +595,8 @@ def test_one_sync_check_at_a_time_with_max_concurrent_1(connections):
     claims.add_text(ANSWER)
     assert len(claims.finish()) == 4
     assert counting.most == 1
+    (thread,) = counting.threads  # one worker, named for what it does
+    assert thread.startswith("claim-check_")
 
 
 def assert_error_verdicts(verdicts, caplog):
@@ -555,7 +616,8 @@ def assert_error_verdicts(verdicts, caplog):
     assert [v.status for v in rest] == ["supported", "unsupported", "supported"]
     warnings = [r for r in caplog.records if r.name == STREAM_LOGGER]
     assert [r.levelno for r in warnings] == [logging.WARNING]
-    assert warnings[0].getMessage().startswith("a streamed claim could not be checked: ")
+    assert warnings[0].getMessage() == f"a streamed claim could not be checked: {failed.error}"
+    assert isinstance(warnings[0].exc_info[1], ServiceUnavailableError)
 
 
 def test_a_failed_sync_check_is_an_error_verdict(check, emulator, caplog):
@@ -620,11 +682,28 @@ async def test_closing_an_async_stream_cancels_its_checks(check, emulator):
     assert emulator.faults.pending == 1  # no check reached the service
 
 
-def test_closing_a_sync_stream_drops_the_checks_not_started(check):
-    claims = ClaimStream(check, max_concurrent=1, min_chars=10)
+class GatedCheck(GroundingCheck):
+    """The real check, started only once the test opens the gate."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.started, self.gate = threading.Event(), threading.Event()
+
+    def check(self, *args, **kwargs):
+        self.started.set()
+        self.gate.wait(10)
+        return super().check(*args, **kwargs)
+
+
+def test_closing_a_sync_stream_drops_the_checks_not_started(connections):
+    gated = GatedCheck(connections[0])
+    claims = ClaimStream(gated, max_concurrent=1, min_chars=10)
     claims.set_sources(*SOURCES)
     claims.add_text(f"{ANSWER} ")  # four pieces, one worker
-    claims.close()
+    assert gated.started.wait(10)  # the first check is running
+    claims.close()  # returns at once: it does not wait for the running check
+    assert claims.verdicts == []
+    gated.gate.set()
     with pytest.raises(concurrent.futures.CancelledError):
-        claims.finish()
-    assert len(claims.verdicts) <= 1  # at most the one already running
+        claims.finish()  # waits for the running check; the others were dropped
+    assert [v.text for v in claims.verdicts] == [GREETING]

@@ -181,7 +181,10 @@ def test_sources_are_named_by_their_ids_or_their_positions():
 
 @pytest.mark.parametrize("ids", [("a",), ("a", "b"), ("a", "b", "c", "d")])
 def test_one_id_per_source(ids):
-    with pytest.raises(InputError, match=f"source_ids has {len(ids)} ids for 3 sources") as info:
+    words = (
+        f"^source_ids has {len(ids)} ids for 3 sources: give one id per source, in the same order$"
+    )
+    with pytest.raises(InputError, match=words) as info:
         report(source_ids=ids)
     assert (info.value.field, info.value.limit) == ("source_ids", None)
 

@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 from google.cloud import discoveryengine_v1 as de
-from google.cloud import discoveryengine_v1beta as de_beta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -307,25 +306,6 @@ def test_struct_numbers_are_ints_only_where_a_double_is_exact(number, expected):
     struct = one(result).struct_data
     assert (struct["n"], struct["l"]) == (expected, [expected])
     assert type(struct["n"]) is type(expected)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: a newer API version's chunk carries document_metadata.mime_type; the "
-    "old core read it (SourceChunk.mime_type), the new results._chunk drops it",
-)
-def test_a_newer_api_version_carries_the_mime_type():
-    result = de_beta.SearchResponse.SearchResult(
-        chunk=de_beta.Chunk(
-            name="n",
-            document_metadata=de_beta.Chunk.DocumentMetadata(
-                uri="u", title="t", mime_type="text/html"
-            ),
-        )
-    )
-    assert one(result) == SourceChunk(
-        name="n", content="", uri="u", title="t", mime_type="text/html"
-    )
 
 
 def test_chunk_results_ignore_the_document_text_choice():
