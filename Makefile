@@ -21,10 +21,12 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/python -m examples.demo
 
-# The whole suite, on one pytest-xdist worker per core (PYTEST_XDIST_AUTO_NUM_WORKERS=N for N);
-# loadgroup keeps each xdist_group on one worker: a docs page's blocks, the browser tests.
+# The whole suite on one pytest-xdist worker per core (PYTEST_XDIST_AUTO_NUM_WORKERS=N for N).
+# loadfile: a file's tests run on one worker, in order, as in a serial run (a docs page's blocks
+# share a namespace; module fixtures start once). Not loadgroup: on pytest 9.2 it ignores
+# xdist_group marks without a word (pytest-xdist issue 1386).
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
