@@ -50,6 +50,8 @@ class PipedChild:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
 
     def __enter__(self) -> Self:
         return self.start()

@@ -1,11 +1,9 @@
 """Citation spans: each supported claim (or answer citation) paired with one source it cites.
 
 What the frameworks' standard citation types are built from (LangChain's ``Citation``
-annotations on a text content block, LlamaIndex's ``CitationBlock``), and what the metadata
-carries under ``citation_annotations``. ``start``/``end`` are Python string indices into the
-answer text, so ``answer[span.start:span.end]`` is the cited claim in any script: a claim of
-Google's checkGrounding (``report_citations``) or a cited segment of answerQuery
-(``answer_citations``).
+annotations, LlamaIndex's ``CitationBlock``), and what the metadata carries under
+``citation_annotations``: a claim of checkGrounding (``report_citations``) or a cited segment
+of answerQuery (``answer_citations``), ``answer[span.start:span.end]`` in any script.
 
 >>> from grounding_core import CitedChunk, Claim, GroundingReport, GroundingResult, GroundingSource
 >>> fact = GroundingSource("Paris is the capital of France.", {"uri": "https://a", "title": "A"})
@@ -38,13 +36,9 @@ URL_KEYS = ("uri", "url", "source")
 
 @dataclass(frozen=True, slots=True)
 class CitationSpan:
-    """One supported claim (or answer citation) and one source it cites.
-
-    ``start``/``end`` are string indices into the answer (``start < end``); ``source_index``
-    is the source's position in the checked sources (or the answer's references), named by
-    ``source_id``; ``claim_index`` is the claim's position in the report (``None`` for an
-    answerQuery citation).
-    """
+    """One supported claim (or answer citation) and one source it cites: ``source_index`` is
+    its position in the checked sources (or the answer's references); ``claim_index`` is
+    ``None`` for an answerQuery citation."""
 
     start: int
     end: int
@@ -87,56 +81,30 @@ def source_title(metadata: Mapping[str, Any]) -> str:
     return _text_value(metadata, ("title",))
 
 
-def _report_span(
-    report: GroundingReport[Any],
-    claim_index: int,
-    start: int,
-    end: int,
-    index: int,
-    cited: CitedChunk,
-) -> CitationSpan:
-    source = (
-        report.grounding_sources[index]
-        if index < len(report.grounding_sources)
-        else GroundingSource(cited.text)
-    )
-    return CitationSpan(
-        start=start,
-        end=end,
-        cited_text=cited.text or source.text,
-        source_index=index,
-        source_id=report.source_ids[index],
-        url=cited.uri or source_url(source.metadata),
-        title=cited.title or source_title(source.metadata),
-        claim_index=claim_index,
-    )
-
-
 def report_citations(report: GroundingReport[Any]) -> tuple[CitationSpan, ...]:
-    """One span per supported claim and cited source, claims in answer order.
-
-    A claim without a usable span (none, or outside the answer) and a cited source the report
-    was not given are left out; a failed or skipped check has none.
-    """
+    """One span per supported claim and cited source, claims in answer order (not for a claim
+    without a usable span, nor for a source the report was not given)."""
     result = report.result
     if result is None:
         return ()
-    count, length = len(report.sources), len(result.answer)
+    count, given = len(report.sources), report.grounding_sources
     spans: list[CitationSpan] = []
     for claim_index, claim in enumerate(result.claims):
         start, end = claim.start, claim.end
         if claim.status != "supported" or start is None or end is None:
             continue
-        if not 0 <= start < end <= length:
+        if not 0 <= start < end <= len(result.answer):
             continue
         cited_by_source: dict[int, CitedChunk] = {}
         for cited in claim.citations:
             if cited.source_index is not None and cited.source_index < count:
                 cited_by_source.setdefault(cited.source_index, cited)
-        spans.extend(
-            _report_span(report, claim_index, start, end, index, cited)
-            for index, cited in cited_by_source.items()
-        )
+        for i, cited in cited_by_source.items():
+            source = given[i] if i < len(given) else GroundingSource(cited.text)
+            url = cited.uri or source_url(source.metadata)
+            title = cited.title or source_title(source.metadata)
+            text, source_id = cited.text or source.text, report.source_ids[i]
+            spans.append(CitationSpan(start, end, text, i, source_id, url, title, claim_index))
     return tuple(spans)
 
 
@@ -146,24 +114,15 @@ def answer_citations(answer: GroundedAnswer) -> tuple[CitationSpan, ...]:
     references, length = answer.references, len(answer.answer_text)
     spans: list[CitationSpan] = []
     for citation in answer.citations:
-        if not 0 <= citation.start < citation.end <= length:
+        start, end = citation.start, citation.end
+        if not 0 <= start < end <= length:
             continue
-        for index in dict.fromkeys(citation.reference_indices):
-            if not 0 <= index < len(references):
-                continue
-            reference = references[index]
-            spans.append(
-                CitationSpan(
-                    start=citation.start,
-                    end=citation.end,
-                    cited_text=reference.content,
-                    source_index=index,
-                    source_id=reference.name,
-                    url=reference.uri,
-                    title=reference.title,
-                    claim_index=None,
+        for i in dict.fromkeys(citation.reference_indices):
+            if 0 <= i < len(references):
+                ref = references[i]
+                spans.append(
+                    CitationSpan(start, end, ref.content, i, ref.name, ref.uri, ref.title, None)
                 )
-            )
     return tuple(spans)
 
 

@@ -1,11 +1,6 @@
-"""Flat, JSON-safe metadata of records: what LangChain documents and LlamaIndex nodes carry.
-
-One schema for both frameworks (``docs/metadata.md`` lists every key): LangChain documents and
-LlamaIndex nodes carry ``chunk_metadata`` unchanged, LangChain's answer output and LlamaIndex's
-answer ``Response.metadata`` carry ``answer_metadata`` unchanged. Every chunk field is kept:
-absent values are ``None`` or empty, so that every key is always present. The retrievers'
-``metadata_layout="flat"`` adds a document's struct data keys at the top level
-(``flat_metadata``).
+"""Flat, JSON-safe metadata of records, one schema for both frameworks (``docs/metadata.md``
+lists every key): documents and nodes carry ``chunk_metadata``, answers ``answer_metadata``.
+Every key is always present (absent values are ``None`` or empty).
 """
 
 from __future__ import annotations
@@ -34,20 +29,11 @@ from .citations import CITATION_ANNOTATIONS_KEY, answer_citations, citations_met
 # Keys that read as prose (worth showing to an LLM or embedding); the rest is machinery.
 CHUNK_PROSE_KEYS = frozenset({"title", "source", "description"})
 
-
 # Chunk metadata that is bulky machinery, not a description of the source: not sent as fact
 # attributes (citations map back to the caller's own objects, so nothing is lost).
 FACT_ATTRIBUTE_EXCLUDES = frozenset(
-    {
-        "previous_chunks",
-        "next_chunks",
-        "rank_signals",
-        "model_scores",
-        "annotation_contents",
-        "annotation_metadata",
-        "data_urls",
-        "derived_struct_data",
-    }
+    {"previous_chunks", "next_chunks", "rank_signals", "model_scores", "annotation_contents"}
+    | {"annotation_metadata", "data_urls", "derived_struct_data"}
 )
 
 
@@ -57,34 +43,17 @@ def _empty(value: Any) -> bool:
 
 
 def grounding_source(text: str, metadata: Mapping[str, Any] | None) -> GroundingSource:
-    """A source for a grounding check from a framework object's text and metadata
-    (``None``: no metadata).
-
-    Empty values and the bulky keys of ``FACT_ATTRIBUTE_EXCLUDES`` are left out of the fact's
-    attributes; other non-string values are serialized as JSON when the fact is built (and
-    refused there, naming the key, if they cannot be).
-    """
+    """A source for a grounding check from a framework object's text and metadata (``None``:
+    none), without empty values and the keys of ``FACT_ATTRIBUTE_EXCLUDES``."""
     if not isinstance(metadata, Mapping):
         # Anything else but None is refused, naming the source, when the facts are built.
         return GroundingSource(text, {} if metadata is None else metadata)
-    return GroundingSource(
-        text,
-        {
-            key: value
-            for key, value in metadata.items()
-            if key not in FACT_ATTRIBUTE_EXCLUDES and not _empty(value)
-        },
-    )
+    kept = {k: v for k, v in metadata.items() if k not in FACT_ATTRIBUTE_EXCLUDES and not _empty(v)}
+    return GroundingSource(text, kept)
 
 
 def search_response_metadata(results: SearchResults) -> dict[str, Any]:
-    """What a search response says of the search as a whole (every ``SearchResults`` field but
-    the chunks), as JSON-safe values: the ``search_response`` the retrievers report.
-
-    >>> results = SearchResults((), total_size=3, corrected_query="with")
-    >>> search_response_metadata(results)["total_size"]
-    3
-    """
+    """Every ``SearchResults`` field but the chunks, JSON-safe (the ``search_response``)."""
     return {
         field.name: to_jsonable(getattr(results, field.name))
         for field in dataclasses.fields(results)
@@ -103,12 +72,7 @@ _rank_signal_values = operator.attrgetter(*_RANK_SIGNAL_FIELDS)
 
 
 def rank_signals_metadata(signals: RankSignals) -> dict[str, Any]:
-    """The signals that are set, as JSON-safe values (``signals.to_dict()`` without the
-    empty ones, built directly: it runs once for every retrieved chunk).
-
-    >>> rank_signals_metadata(RankSignals(relevance_score=0.5, default_rank=1.0))
-    {'relevance_score': 0.5, 'default_rank': 1.0}
-    """
+    """The signals that are set, JSON-safe (built directly: it runs for every chunk)."""
     out: dict[str, Any] = {}
     for name, value in zip(_RANK_SIGNAL_FIELDS, _rank_signal_values(signals), strict=True):
         # Most signals are absent (None) or a float: those two tests first.
@@ -132,8 +96,7 @@ DEFAULT_METADATA_LAYOUT: MetadataLayout = "default"
 
 
 def check_metadata_layout(value: object) -> MetadataLayout:
-    """``value`` if it is a ``MetadataLayout``, else an ``InputError`` naming
-    ``metadata_layout``."""
+    """``value`` if it is a ``MetadataLayout``, else an ``InputError``."""
     if value not in METADATA_LAYOUTS:
         raise InputError(
             f"metadata_layout must be 'default' or 'flat', got {value!r}", field="metadata_layout"
@@ -142,17 +105,9 @@ def check_metadata_layout(value: object) -> MetadataLayout:
 
 
 def flat_metadata(metadata: dict[str, Any], chunk: SourceChunk) -> dict[str, Any]:
-    """``metadata`` (``chunk``'s, in the default layout) with ``id`` = the document id and
-    every top-level key of the document's struct data (a copy of its value), as
-    langchain-google-community's documents have them. Our keys win on a clash: a struct key
-    named like one of ours (``title``, ``source``, ``id``, ...) is not repeated at the top level;
-    its value is in ``struct_data``, as every struct value is.
-
-    >>> chunk = SourceChunk(name="n", content="c", document_id="d", struct_data={"year": 2024})
-    >>> flat = flat_metadata(chunk_metadata(chunk), chunk)
-    >>> flat["id"], flat["year"], flat["struct_data"]
-    ('d', 2024, {'year': 2024})
-    """
+    """``metadata`` (``chunk``'s, in the default layout) with ``id`` = the document id and a
+    copy of every top-level struct data key, as langchain-google-community's documents have
+    them; our keys win on a clash (the struct value stays in ``struct_data``)."""
     flat = {**metadata, "id": chunk.document_id}
     for key, value in chunk.struct_data.items():
         if key not in flat:
@@ -214,13 +169,7 @@ def chunk_metadata(
 
 def span_metadata(item: Claim | AnswerCitation | GroundingSupport) -> dict[str, Any]:
     """A cited segment's text and its string and UTF-8 byte spans."""
-    return {
-        "text": item.text,
-        "start": item.start,
-        "end": item.end,
-        "byte_start": item.byte_start,
-        "byte_end": item.byte_end,
-    }
+    return {key: getattr(item, key) for key in ("text", "start", "end", "byte_start", "byte_end")}
 
 
 def grounding_metadata(result: GroundingResult) -> dict[str, Any]:
@@ -256,10 +205,8 @@ def _references_metadata(
 
 def answer_metadata(answer: GroundedAnswer) -> dict[str, Any]:
     """An answerQuery result's metadata: grounding score, citations and grounding supports with
-    both spans, the positions of their references (``reference_indices``) and the ids of those
-    references (``source_ids``: the ``Document.id`` / node id, i.e. the chunk name), skipped
-    reasons, session, and ``citation_annotations`` (one span per citation and reference it
-    cites: ``grounding_core.citations``).
+    both spans, their references' positions (``reference_indices``) and ids (``source_ids``:
+    the chunk names), skipped reasons, session, and ``citation_annotations``.
 
     >>> ref = SourceChunk(name="docs/c1", content="Sets hold unique items.")
     >>> cite = AnswerCitation(0, 5, 0, 5, "Sets.", (0,), (ref,))

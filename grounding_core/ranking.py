@@ -1,12 +1,7 @@
 """``DiscoveryEngineRanking``: the Ranking API (``RankService.Rank``): records scored against a
-query by Google's semantic ranker, sync and async, any number of records.
-
-Records go in as ``RankingRecord``s (a title, a content, or both; an optional id), and come
-back as ``RankedRecord``s: their position in the list given, their id and their score, best
-first. On the wire each record's id is its position, so that records without ids, or with the
-same id, come back right. Google ranks "At most 200 records" a request (``MAX_RANK_RECORDS``):
-more are sent in batches (concurrently in ``arank``) and merged by score, which Google computes
-for each record against the query alone; ``top_n`` applies to the merged list.
+query by Google's semantic ranker, sync and async, any number of records: Google ranks "At
+most 200 records" a request (``MAX_RANK_RECORDS``), more are sent in batches (concurrently in
+``arank``) and merged by score, which Google computes for each record against the query alone.
 
 >>> connection = DiscoveryEngineConnection(project_id="p", emulator_host="localhost:8123")
 >>> ranking = DiscoveryEngineRanking(connection, top_n=2)
@@ -20,10 +15,8 @@ for each record against the query alone; ``top_n`` applies to the merged list.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
@@ -36,19 +29,13 @@ from ._settings import DEFAULT_RANKING_CONFIG
 MAX_RANK_RECORDS = 200
 """``RankRequest.records``: "At most 200 records to rank"."""
 
-OPERATION = "Rank"
-
 DEFAULT_TITLE_FIELDS = ("title",)
 """The metadata keys whose values make a record's title: what our retrievers put there."""
 
 
 def record_title(metadata: Mapping[str, Any], fields: Sequence[str] = DEFAULT_TITLE_FIELDS) -> str:
-    """The title of a document or node for Rank: the values of ``fields`` in ``metadata``,
-    joined by spaces (missing and empty ones left out).
-
-    >>> record_title({"title": "Files", "section": "io"}, ("title", "section", "page"))
-    'Files io'
-    """
+    """The title of a document or node for Rank: the non-empty values of ``fields`` in
+    ``metadata``, joined by spaces."""
     return " ".join(str(metadata[key]) for key in fields if metadata.get(key) not in (None, ""))
 
 
@@ -100,26 +87,21 @@ class RankingSpec:
         object.__setattr__(self, "user_labels", check_user_labels(self.user_labels))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        values["user_labels"] = dict(self.user_labels)
-        return (partial(type(self), **values), ())
+        # A read-only mapping cannot be pickled or deep-copied: the labels go as a dict.
+        return type(self), (self.model, self.top_n, dict(self.user_labels))
 
 
-def _checked(records: Sequence[RankingRecord]) -> Sequence[RankingRecord]:
+def _check_records(records: Sequence[object]) -> None:
     if not records:
         raise InputError("records is empty: give the records to rank", field="records")
     for index, record in enumerate(records):
         if not isinstance(record, RankingRecord):
-            raise InputError(
-                f"records[{index}] must be a RankingRecord, got {type(record).__name__}",
-                field="records",
-            )
-        if not record.title and not record.content:
-            raise InputError(
-                f"records[{index}] has neither a title nor a content: Rank needs at least one",
-                field="records",
-            )
-    return records
+            problem = f"must be a RankingRecord, got {type(record).__name__}"
+        elif not record.title and not record.content:
+            problem = "has neither a title nor a content: Rank needs at least one"
+        else:
+            continue
+        raise InputError(f"records[{index}] {problem}", field="records")
 
 
 def rank_requests(
@@ -129,17 +111,18 @@ def rank_requests(
     spec: RankingSpec = RankingSpec(),
 ) -> list[de.RankRequest]:
     """The ``RankRequest``s for ``records``: one per ``MAX_RANK_RECORDS``, each record's id its
-    position; ``top_n`` goes with a single request (batches are cut after merging)."""
+    position (so that records without ids, or with the same id, come back right); ``top_n``
+    goes with a single request (batches are cut after merging)."""
     query = check_query(query)
-    _checked(records)
-    batches = [records[i : i + MAX_RANK_RECORDS] for i in range(0, len(records), MAX_RANK_RECORDS)]
+    _check_records(records)
+    top_n = spec.top_n if spec.top_n is not None and len(records) <= MAX_RANK_RECORDS else 0
     requests = []
-    for number, batch in enumerate(batches):
-        start = number * MAX_RANK_RECORDS
+    for start in range(0, len(records), MAX_RANK_RECORDS):
+        batch = records[start : start + MAX_RANK_RECORDS]
         request = de.RankRequest(
             ranking_config=ranking_config,
             model=spec.model or "",
-            top_n=spec.top_n if spec.top_n is not None and len(batches) == 1 else 0,
+            top_n=top_n,
             query=query,
             records=[
                 de.RankingRecord(id=str(start + i), title=r.title, content=r.content)
@@ -148,7 +131,7 @@ def rank_requests(
             ignore_record_details_in_response=True,  # the caller has them
             user_labels=dict(spec.user_labels),
         )
-        check_request_size(OPERATION, de.RankRequest.pb(request))
+        check_request_size("Rank", de.RankRequest.pb(request))
         requests.append(request)
     return requests
 
@@ -168,10 +151,9 @@ def _ranked(
 
 
 class DiscoveryEngineRanking:
-    """The Ranking API as one component: a connection, the ranking config (``ranking_config``
-    is an id in the connection's project and location; the attribute holds its resource name)
-    and the ``RankingSpec``; what the LangChain compressor and the LlamaIndex postprocessor
-    wrap. A bad option raises ``ConfigurationError`` naming it."""
+    """The Ranking API as one component (what the LangChain compressor and the LlamaIndex
+    postprocessor wrap): ``ranking_config`` is an id in the connection's project and location
+    (the attribute holds its resource name). A bad option raises ``ConfigurationError``."""
 
     def __init__(
         self,
@@ -190,15 +172,13 @@ class DiscoveryEngineRanking:
             raise ConfigurationError.of(exc) from exc
 
     def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(ranking_config={self.ranking_config!r}, "
-            f"endpoint={self.connection.endpoint!r})"
-        )
+        config, endpoint = self.ranking_config, self.connection.endpoint
+        return f"{type(self).__name__}(ranking_config={config!r}, endpoint={endpoint!r})"
 
     def rank(self, query: str, records: Sequence[RankingRecord]) -> list[RankedRecord]:
         """``records`` ranked against ``query``, best first (see the module docstring)."""
         requests = rank_requests(self.ranking_config, query, records, self.spec)
-        with translate_errors(OPERATION, self.ranking_config):
+        with translate_errors("Rank", self.ranking_config):
             client = self.connection.client(de.RankServiceClient)
             kwargs = self.connection.call_options.call_kwargs()
             responses = [client.rank(request=r, **kwargs) for r in requests]
@@ -207,7 +187,7 @@ class DiscoveryEngineRanking:
     async def arank(self, query: str, records: Sequence[RankingRecord]) -> list[RankedRecord]:
         """Async ``rank``, on Google's async client (batches sent concurrently)."""
         requests = rank_requests(self.ranking_config, query, records, self.spec)
-        with translate_errors(OPERATION, self.ranking_config):
+        with translate_errors("Rank", self.ranking_config):
             client = self.connection.async_client(de.RankServiceAsyncClient)
             kwargs = self.connection.call_options.async_call_kwargs()
             responses = await asyncio.gather(*(client.rank(request=r, **kwargs) for r in requests))

@@ -1,20 +1,9 @@
 """``DiscoveryEngineAnswerQuery``: Discovery Engine's grounded answers (``AnswerQuery``, and
 ``StreamAnswerQuery`` as it streams), their conversation sessions (``SessionService``).
 
-Every option is a field of ``AnswerSpec``, named after its ``AnswerQueryRequest`` field and
-checked against Google's limits when the component is built (``InputError``; a session of
-another engine or data store: ``ConfigurationError``). ``answer`` and ``aanswer``, ``stream``
-and ``astream`` share the request and the conversion and differ in the client call only.
-
-Streamed answers have limits, refused before the call (``InputError`` naming the field): "You
-can't get grounding scores for streaming answers, nor can you choose to return only
-well-grounded answers" (``include_grounding_supports``, ``filtering_level``); "You can't
-disable rephrasing, nor can you change the maximum number of steps"
-(``disable_query_rephraser``, ``max_rephrase_steps``) (Google's "Stream answers").
-
-A session belongs to an engine or a data store; it is named by its id or its full resource name
-(``GroundedAnswer.session`` after an answer asked with ``session="-"``). Each answered query in
-a session is a ``Turn``; AnswerQuery reads the earlier turns to understand a follow-up.
+A session belongs to an engine or a data store, named by its id or resource name
+(``GroundedAnswer.session`` after an answer asked with ``session="-"``); AnswerQuery reads its
+earlier turns (``Turn``s) to understand a follow-up.
 
 >>> answering = DiscoveryEngineAnswerQuery(
 ...     DiscoveryEngineConnection(project_id="p", emulator_host="localhost:8123"),
@@ -48,11 +37,7 @@ from grounding_core._checks import (
 from grounding_core._clients import DiscoveryEngineConnection, DiscoveryEngineConnectionArgs
 from grounding_core._errors import InputError, translate_errors
 from grounding_core._records import GroundedAnswer, Session
-from grounding_core._settings import (
-    DEFAULT_COLLECTION,
-    DEFAULT_SERVING_CONFIG,
-    DiscoveryEngineTarget,
-)
+from grounding_core._settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG
 from grounding_core.search.discovery_engine import DiscoveryEngineTargetArgs, boost_spec
 from grounding_core.search.specs import (
     SEARCH_MODES,
@@ -68,6 +53,8 @@ from .responses import AnswerAssembler, discovery_engine_answer, session_from_pr
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from grounding_core._settings import DiscoveryEngineTarget
+
 # How many search results an answer may draw on unless told.
 DEFAULT_MAX_RETURN_RESULTS = 10
 # QueryRephraserSpec.max_rephrase_steps: "The max number is 5 steps."
@@ -81,31 +68,20 @@ QueryClassificationType = Literal[
     "user_defined_classification_query",
 ]
 FilteringLevel = Literal["low", "high"]
-QUERY_CLASSIFICATION_TYPES: tuple[QueryClassificationType, ...] = get_args(QueryClassificationType)
-FILTERING_LEVELS: tuple[FilteringLevel, ...] = get_args(FilteringLevel)
 
 
 @dataclass(frozen=True, slots=True)
 class AnswerSpec:
-    """Options of a Discovery Engine ``answerQuery`` (Google's ``AnswerQueryRequest`` field
-    docs; each option is named after its field).
+    """Options of a Discovery Engine ``answerQuery``, each named after its
+    ``AnswerQueryRequest`` field (Google's field docs apply).
 
-    Search: ``max_return_results`` (1..100), ``filter``, ``boost_spec`` (a ``BoostSpec`` as a
-    dict), ``order_by``, ``data_store_specs`` (``DataStoreSpec``s, for engines over several
-    data stores) and ``search_mode``: ``"chunks"`` by default (this project grounds on chunks),
-    ``"documents"``, or ``None`` to send no mode (Google's default, documents, as Google's
-    answer sample does).
-    Query understanding: ``disable_query_rephraser``, ``max_rephrase_steps`` (1..5),
-    ``query_classification_types``, ``disable_spell_correction``.
-    Answer generation: ``include_citations``, ``preamble``, ``model_version``,
-    ``answer_language_code``, the ``ignore_*`` flags, ``safety_filtering``
-    (``safety_spec.enable``), ``related_questions``; grounding: ``include_grounding_supports``
-    (also fills ``grounding_score``), ``filtering_level`` (``"low"``/``"high"``).
-    ``user_pseudo_id`` (at most 128 characters) identifies the visitor; ``session``: ``None``
-    (sessionless), ``"-"`` (start a session) or a session id or resource name (continue it).
-
-    >>> AnswerSpec(max_return_results=5, include_citations=True).max_return_results
-    5
+    ``max_return_results``: 1..100; ``boost_spec``: a ``BoostSpec`` as a dict;
+    ``data_store_specs``: for engines over several data stores; ``search_mode``: ``"chunks"``
+    (the default: this project grounds on chunks), ``"documents"`` or ``None`` (none sent:
+    Google's default, documents). ``max_rephrase_steps``: 1..5. ``safety_filtering`` is
+    ``safety_spec.enable``; ``include_grounding_supports`` also fills ``grounding_score``.
+    ``user_pseudo_id``: at most 128 characters. ``session``: ``None`` (sessionless), ``"-"``
+    (start a session) or a session id or resource name (continue it).
     """
 
     include_citations: bool = True
@@ -139,13 +115,11 @@ class AnswerSpec:
         check_choice("search_mode", self.search_mode, (None, *SEARCH_MODES))
         keep_boost_spec(self)
         keep_data_store_specs(self)
-        check_choice("filtering_level", self.filtering_level, (None, *FILTERING_LEVELS))
-        if self.max_rephrase_steps is not None:
-            check_count(
-                "max_rephrase_steps", self.max_rephrase_steps, minimum=1, maximum=MAX_REPHRASE_STEPS
-            )
+        check_choice("filtering_level", self.filtering_level, (None, *get_args(FilteringLevel)))
+        if (steps := self.max_rephrase_steps) is not None:
+            check_count("max_rephrase_steps", steps, minimum=1, maximum=MAX_REPHRASE_STEPS)
         for kind in keep_tuple(self, "query_classification_types"):
-            check_choice("query_classification_types", kind, QUERY_CLASSIFICATION_TYPES)
+            check_choice("query_classification_types", kind, get_args(QueryClassificationType))
         check_text("user_pseudo_id", self.user_pseudo_id, maximum=MAX_USER_PSEUDO_ID)
         if self.session is not None and not self.session.strip():
             raise InputError(
@@ -155,9 +129,8 @@ class AnswerSpec:
 
 
 class AnswerOptions(TypedDict, total=False):
-    """The fields of ``AnswerSpec`` as keyword arguments (any may be left out: ``AnswerSpec``'s
-    defaults apply), for components that take them as ``**options`` and hand them on. A
-    sequence option may be any sequence (the spec keeps a tuple)."""
+    """The fields of ``AnswerSpec`` as keyword arguments, for components that take them as
+    ``**options`` (any may be left out; a sequence option may be any sequence)."""
 
     include_citations: bool
     max_return_results: int
@@ -185,25 +158,18 @@ class AnswerOptions(TypedDict, total=False):
     session: str | None
 
 
-# AnswerSpec fields the streaming method cannot honour (Google's "Stream answers" limitations),
+# AnswerSpec fields StreamAnswerQuery cannot honour (Google's "Stream answers" limitations),
 # each with the value that leaves it alone.
 _NOT_STREAMED = {
-    "include_grounding_supports": (
-        False,
-        "You can't get grounding scores for streaming answers",
-    ),
-    "filtering_level": (
-        None,
-        "you can't choose to return only well-grounded answers",
-    ),
+    "include_grounding_supports": (False, "You can't get grounding scores for streaming answers"),
+    "filtering_level": (None, "you can't choose to return only well-grounded answers"),
     "disable_query_rephraser": (False, "You can't disable rephrasing"),
     "max_rephrase_steps": (None, "the number of rephrase steps is one"),
 }
 
 
 def check_stream_spec(spec: AnswerSpec) -> AnswerSpec:
-    """``spec`` if StreamAnswerQuery can honour it, else an ``InputError`` naming the first
-    field that Google's streaming answers do not support."""
+    """``spec`` if StreamAnswerQuery can honour it, else an ``InputError`` naming the field."""
     for field, (neutral, reason) in _NOT_STREAMED.items():
         if getattr(spec, field) != neutral:
             raise InputError(
@@ -215,92 +181,64 @@ def check_stream_spec(spec: AnswerSpec) -> AnswerSpec:
     return spec
 
 
-_REQUEST = de.AnswerQueryRequest
-SEARCH_MODES_ENUM = {
-    "chunks": de.SearchRequest.ContentSearchSpec.SearchResultMode.CHUNKS,
-    "documents": de.SearchRequest.ContentSearchSpec.SearchResultMode.DOCUMENTS,
-}
-_CLASSIFICATION_TYPE = _REQUEST.QueryUnderstandingSpec.QueryClassificationSpec.Type
-_CLASSIFICATION_TYPES = {
-    kind: getattr(_CLASSIFICATION_TYPE, kind.upper()) for kind in QUERY_CLASSIFICATION_TYPES
-}
-_FILTERING_LEVELS = {
-    level: getattr(_REQUEST.GroundingSpec.FilteringLevel, f"FILTERING_LEVEL_{level.upper()}")
-    for level in FILTERING_LEVELS
-}
-
-
-def _data_store_spec(target: DiscoveryEngineTarget, spec: DataStoreSpec) -> dict[str, Any]:
-    message: dict[str, Any] = {
-        "data_store": target.data_store_path(spec.data_store),
-        "filter": spec.filter,
-    }
-    if spec.boost_spec is not None:
-        message["boost_spec"] = de.SearchRequest.BoostSpec.wrap(boost_spec(spec.boost_spec))
-    return message
-
-
-def _search_params(target: DiscoveryEngineTarget, spec: AnswerSpec) -> dict[str, Any]:
-    params: dict[str, Any] = {
-        "max_return_results": spec.max_return_results,
-        "filter": spec.filter,
-        "order_by": spec.order_by,
-        "data_store_specs": [_data_store_spec(target, s) for s in spec.data_store_specs],
-    }
-    # No mode sent: Google's default (documents), as Google's answer sample does.
-    if spec.search_mode is not None:
-        params["search_result_mode"] = SEARCH_MODES_ENUM[spec.search_mode]
-    if spec.boost_spec is not None:
-        params["boost_spec"] = de.SearchRequest.BoostSpec.wrap(boost_spec(spec.boost_spec))
-    return params
-
-
-def _answer_generation(spec: AnswerSpec) -> dict[str, Any]:
-    generation: dict[str, Any] = {
-        "include_citations": spec.include_citations,
-        "answer_language_code": spec.answer_language_code,
-        "ignore_adversarial_query": spec.ignore_adversarial_query,
-        "ignore_non_answer_seeking_query": spec.ignore_non_answer_seeking_query,
-        "ignore_jail_breaking_query": spec.ignore_jail_breaking_query,
-        "prompt_spec": {"preamble": spec.preamble},
-        "model_spec": {"model_version": spec.model_version},
-    }
-    if spec.ignore_low_relevant_content is not None:
-        generation["ignore_low_relevant_content"] = spec.ignore_low_relevant_content
-    return generation
-
-
-def _query_understanding(spec: AnswerSpec) -> dict[str, Any]:
-    return {
-        "query_rephraser_spec": {
-            "disable": spec.disable_query_rephraser,
-            # Unset (0) is Google's default: one step.
-            "max_rephrase_steps": spec.max_rephrase_steps or 0,
-        },
-        "query_classification_spec": {
-            "types": [_CLASSIFICATION_TYPES[kind] for kind in spec.query_classification_types]
-        },
-        "disable_spell_correction": spec.disable_spell_correction,
-    }
+_MODE = de.SearchRequest.ContentSearchSpec.SearchResultMode
+_TYPE = de.AnswerQueryRequest.QueryUnderstandingSpec.QueryClassificationSpec.Type
+_LEVEL = de.AnswerQueryRequest.GroundingSpec.FilteringLevel
 
 
 def answer_query_request(
     target: DiscoveryEngineTarget, query: str, spec: AnswerSpec = AnswerSpec()
 ) -> de.AnswerQueryRequest:
     """The Discovery Engine ``AnswerQueryRequest`` for ``query``."""
-    grounding: dict[str, Any] = {"include_grounding_supports": spec.include_grounding_supports}
-    if spec.filtering_level is not None:
-        grounding["filtering_level"] = _FILTERING_LEVELS[spec.filtering_level]
+    # A None is not sent: no search mode is Google's default (documents), as in its sample.
+    level, mode = spec.filtering_level, spec.search_mode
     request = de.AnswerQueryRequest(
         serving_config=target.serving_config_path,
         query={"text": check_query(query)},
         session=target.session_path(spec.session) if spec.session is not None else "",
         safety_spec={"enable": spec.safety_filtering},
         related_questions_spec={"enable": spec.related_questions},
-        grounding_spec=grounding,
-        answer_generation_spec=_answer_generation(spec),
-        search_spec={"search_params": _search_params(target, spec)},
-        query_understanding_spec=_query_understanding(spec),
+        grounding_spec={
+            "include_grounding_supports": spec.include_grounding_supports,
+            "filtering_level": level and getattr(_LEVEL, f"FILTERING_LEVEL_{level.upper()}"),
+        },
+        answer_generation_spec={
+            "include_citations": spec.include_citations,
+            "answer_language_code": spec.answer_language_code,
+            "ignore_adversarial_query": spec.ignore_adversarial_query,
+            "ignore_non_answer_seeking_query": spec.ignore_non_answer_seeking_query,
+            "ignore_jail_breaking_query": spec.ignore_jail_breaking_query,
+            "ignore_low_relevant_content": spec.ignore_low_relevant_content,
+            "prompt_spec": {"preamble": spec.preamble},
+            "model_spec": {"model_version": spec.model_version},
+        },
+        search_spec={
+            "search_params": {
+                "max_return_results": spec.max_return_results,
+                "filter": spec.filter,
+                "order_by": spec.order_by,
+                "data_store_specs": [
+                    {
+                        "data_store": target.data_store_path(store.data_store),
+                        "filter": store.filter,
+                        "boost_spec": boost_spec(store.boost_spec),
+                    }
+                    for store in spec.data_store_specs
+                ],
+                "search_result_mode": mode and getattr(_MODE, mode.upper()),
+                "boost_spec": boost_spec(spec.boost_spec),
+            }
+        },
+        query_understanding_spec={
+            "query_rephraser_spec": {
+                "disable": spec.disable_query_rephraser,
+                "max_rephrase_steps": spec.max_rephrase_steps or 0,  # unset: Google's, one step
+            },
+            "query_classification_spec": {
+                "types": [getattr(_TYPE, t.upper()) for t in spec.query_classification_types]
+            },
+            "disable_spell_correction": spec.disable_spell_correction,
+        },
         user_pseudo_id=spec.user_pseudo_id,
     )
     check_request_size("AnswerQuery", de.AnswerQueryRequest.pb(request))
@@ -309,25 +247,20 @@ def answer_query_request(
 
 def answer_resource(request: de.AnswerQueryRequest) -> str:
     """What errors name: the serving config, and the session when there is one."""
-    if request.session:
-        return f"{request.serving_config} (session {request.session})"
-    return request.serving_config
+    session = f" (session {request.session})" if request.session else ""
+    return request.serving_config + session
 
 
 class DiscoveryEngineAnswerQueryArgs(
     DiscoveryEngineConnectionArgs, DiscoveryEngineTargetArgs, AnswerOptions, total=False
 ):
-    """Every keyword argument of a Discovery Engine answer in one set: the connection's, the
-    target's and the answer options, as the framework components take them."""
+    """The connection's, the target's and the answer options' keyword arguments in one set."""
 
 
 class DiscoveryEngineAnswerQuery:
-    """Discovery Engine ``answerQuery`` on an engine (the usual target) or a data store.
-
-    Built over a ``DiscoveryEngineConnection`` for ``engine_id`` or ``data_store_id`` (exactly
-    one), with ``AnswerSpec``'s fields as options. ``spec.session`` is the session every query
-    is asked in; ``answer(query, session=...)`` asks one query in another (``"-"`` starts one:
-    the answer's ``session`` names it).
+    """Discovery Engine ``answerQuery`` on an engine (the usual target) or a data store
+    (exactly one of ``engine_id`` and ``data_store_id``), with ``AnswerSpec``'s fields as
+    options, checked here (a session of another engine or data store: ``ConfigurationError``).
     """
 
     def __init__(
@@ -352,10 +285,8 @@ class DiscoveryEngineAnswerQuery:
             self.target.session_path(self.spec.session)  # a session of another target: fail now
 
     def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(serving_config={self.target.serving_config_path!r}, "
-            f"endpoint={self.connection.endpoint!r})"
-        )
+        config, endpoint = self.target.serving_config_path, self.connection.endpoint
+        return f"{type(self).__name__}(serving_config={config!r}, endpoint={endpoint!r})"
 
     def replace(self, **changes: Any) -> DiscoveryEngineAnswerQuery:
         """A copy whose spec has some options changed (validated again)."""
@@ -370,26 +301,32 @@ class DiscoveryEngineAnswerQuery:
             self.target, query, check_stream_spec(spec) if streamed else spec
         )
 
+    def _call(self, service: Any, call: str, resource: str, request: Any) -> Any:
+        with translate_errors(_method(call), resource):
+            method = getattr(self.connection.client(service), call)
+            response = method(request=request, **self.connection.call_options.call_kwargs())
+            return list(response) if call == "list_sessions" else response  # every page
+
+    async def _acall(self, service: Any, call: str, resource: str, request: Any) -> Any:
+        with translate_errors(_method(call), resource):
+            method = getattr(self.connection.async_client(service), call)
+            kwargs = self.connection.call_options.async_call_kwargs()
+            response = await method(request=request, **kwargs)
+            return [s async for s in response] if call == "list_sessions" else response
+
     def answer(self, query: str, *, session: str | None = None) -> GroundedAnswer:
-        """A grounded answer to ``query`` (in ``session`` when given, else in
-        ``spec.session``)."""
+        """A grounded answer to ``query`` (in ``session`` if given, else in ``spec.session``)."""
         request = self._request(query, session)
-        with translate_errors("AnswerQuery", answer_resource(request)):
-            client = self.connection.client(de.ConversationalSearchServiceClient)
-            response = client.answer_query(
-                request=request, **self.connection.call_options.call_kwargs()
-            )
-        return discovery_engine_answer(type(response).pb(response))
+        service = de.ConversationalSearchServiceClient
+        return _answer(self._call(service, "answer_query", answer_resource(request), request))
 
     async def aanswer(self, query: str, *, session: str | None = None) -> GroundedAnswer:
         """Async ``answer``, on Google's async client."""
         request = self._request(query, session)
-        with translate_errors("AnswerQuery", answer_resource(request)):
-            client = self.connection.async_client(de.ConversationalSearchServiceAsyncClient)
-            response = await client.answer_query(
-                request=request, **self.connection.call_options.async_call_kwargs()
-            )
-        return discovery_engine_answer(type(response).pb(response))
+        service = de.ConversationalSearchServiceAsyncClient
+        return _answer(
+            await self._acall(service, "answer_query", answer_resource(request), request)
+        )
 
     def stream(self, query: str, *, session: str | None = None) -> Iterator[str | GroundedAnswer]:
         """``answer`` as StreamAnswerQuery streams it: new text (``str``) as it arrives, then
@@ -407,13 +344,11 @@ class DiscoveryEngineAnswerQuery:
         assembler = AnswerAssembler()
         with translate_errors("StreamAnswerQuery", answer_resource(request)):
             client = self.connection.client(de.ConversationalSearchServiceClient)
-            stream: Any = client.stream_answer_query(
-                request=request, **self.connection.call_options.call_kwargs()
-            )
+            kwargs = self.connection.call_options.call_kwargs()
+            stream: Any = client.stream_answer_query(request=request, **kwargs)
             try:
                 for response in stream:
-                    delta = assembler.add(type(response).pb(response))
-                    if delta:
+                    if delta := assembler.add(type(response).pb(response)):
                         yield delta
             finally:
                 stream.cancel()  # a no-op once the stream has ended (gRPC's call.cancel)
@@ -423,13 +358,11 @@ class DiscoveryEngineAnswerQuery:
         assembler = AnswerAssembler()
         with translate_errors("StreamAnswerQuery", answer_resource(request)):
             client = self.connection.async_client(de.ConversationalSearchServiceAsyncClient)
-            stream: Any = await client.stream_answer_query(
-                request=request, **self.connection.call_options.async_call_kwargs()
-            )
+            kwargs = self.connection.call_options.async_call_kwargs()
+            stream: Any = await client.stream_answer_query(request=request, **kwargs)
             try:
                 async for response in stream:
-                    delta = assembler.add(type(response).pb(response))
-                    if delta:
+                    if delta := assembler.add(type(response).pb(response)):
                         yield delta
             finally:
                 stream.cancel()
@@ -437,98 +370,83 @@ class DiscoveryEngineAnswerQuery:
 
     # -- sessions (SessionService) -------------------------------------------------------------
 
-    def _session_name(self, session: str) -> str:
-        if session == "-":
+    def _session_request(self, call: str, name: str | None, fields: dict[str, Any]) -> Any:
+        # What errors name (the session, or else the parent), and the request.
+        if name == "-":
             raise InputError(
                 "session '-' names no session (it asks AnswerQuery to start one): give the id or "
                 "resource name of an existing session",
                 field="session",
             )
-        return self.target.session_path(session)
+        if name is None:
+            resource = fields["parent"] = self.target.parent_path
+        else:
+            resource = fields["name"] = self.target.session_path(name)
+        return resource, getattr(de, f"{_method(call)}Request")(**fields)
 
-    def _session_call(self, method: str, resource: str, request: Any) -> Any:
-        with translate_errors(method, resource):
-            client = self.connection.client(de.SessionServiceClient)
-            call = getattr(client, _SESSION_METHODS[method])
-            return call(request=request, **self.connection.call_options.call_kwargs())
+    def _session_call(self, call: str, name: str | None = None, **fields: Any) -> Any:
+        return self._call(de.SessionServiceClient, call, *self._session_request(call, name, fields))
 
-    async def _asession_call(self, method: str, resource: str, request: Any) -> Any:
-        with translate_errors(method, resource):
-            client = self.connection.async_client(de.SessionServiceAsyncClient)
-            call = getattr(client, _SESSION_METHODS[method])
-            response = await call(
-                request=request, **self.connection.call_options.async_call_kwargs()
-            )
-            if method == "ListSessions":  # an async pager: read every page here
-                return [session async for session in response]
-            return response
-
-    def _create_request(self, user_pseudo_id: str, display_name: str) -> Any:
-        return de.CreateSessionRequest(
-            parent=self.target.parent_path,
-            session={
-                "user_pseudo_id": check_text(
-                    "user_pseudo_id", user_pseudo_id, maximum=MAX_USER_PSEUDO_ID
-                ),
-                "display_name": check_text("display_name", display_name),
-            },
-        )
+    async def _asession_call(self, call: str, name: str | None = None, **fields: Any) -> Any:
+        request = self._session_request(call, name, fields)
+        return await self._acall(de.SessionServiceAsyncClient, call, *request)
 
     def create_session(self, *, user_pseudo_id: str = "", display_name: str = "") -> Session:
         """A new, empty session (AnswerQuery with ``session="-"`` also starts one)."""
-        request = self._create_request(user_pseudo_id, display_name)
-        return _session(self._session_call("CreateSession", self.target.parent_path, request))
+        session = _new_session(user_pseudo_id, display_name)
+        return _session(self._session_call("create_session", session=session))
 
     async def acreate_session(self, *, user_pseudo_id: str = "", display_name: str = "") -> Session:
         """Async ``create_session``, on Google's async client."""
-        request = self._create_request(user_pseudo_id, display_name)
-        response = await self._asession_call("CreateSession", self.target.parent_path, request)
-        return _session(response)
+        session = _new_session(user_pseudo_id, display_name)
+        return _session(await self._asession_call("create_session", session=session))
 
     def get_session(self, session: str, *, include_answer_details: bool = False) -> Session:
-        """The session named ``session``, with its turns (and each turn's answer with
+        """The session named ``session``, with its turns (and their answers with
         ``include_answer_details``)."""
-        name = self._session_name(session)
-        request = de.GetSessionRequest(name=name, include_answer_details=include_answer_details)
-        return _session(self._session_call("GetSession", name, request))
+        details = include_answer_details
+        return _session(self._session_call("get_session", session, include_answer_details=details))
 
     async def aget_session(self, session: str, *, include_answer_details: bool = False) -> Session:
         """Async ``get_session``, on Google's async client."""
-        name = self._session_name(session)
-        request = de.GetSessionRequest(name=name, include_answer_details=include_answer_details)
-        return _session(await self._asession_call("GetSession", name, request))
+        details = include_answer_details
+        response = await self._asession_call("get_session", session, include_answer_details=details)
+        return _session(response)
 
     def list_sessions(self, *, filter: str = "", order_by: str = "") -> tuple[Session, ...]:
         """Every session (all pages); ``filter`` and ``order_by`` as ``ListSessionsRequest``
         documents them (e.g. ``'user_pseudo_id = "visitor-1"'``, ``"update_time desc"``)."""
-        parent = self.target.parent_path
-        request = de.ListSessionsRequest(parent=parent, filter=filter, order_by=order_by)
-        with translate_errors("ListSessions", parent):
-            return tuple(map(_session, self._session_call("ListSessions", parent, request)))
+        sessions = self._session_call("list_sessions", filter=filter, order_by=order_by)
+        return tuple(map(_session, sessions))
 
     async def alist_sessions(self, *, filter: str = "", order_by: str = "") -> tuple[Session, ...]:
         """Async ``list_sessions``, on Google's async client."""
-        parent = self.target.parent_path
-        request = de.ListSessionsRequest(parent=parent, filter=filter, order_by=order_by)
-        return tuple(map(_session, await self._asession_call("ListSessions", parent, request)))
+        sessions = await self._asession_call("list_sessions", filter=filter, order_by=order_by)
+        return tuple(map(_session, sessions))
 
     def delete_session(self, session: str) -> None:
         """Delete the session named ``session`` (``NotFoundError`` when there is none)."""
-        name = self._session_name(session)
-        self._session_call("DeleteSession", name, de.DeleteSessionRequest(name=name))
+        self._session_call("delete_session", session)
 
     async def adelete_session(self, session: str) -> None:
         """Async ``delete_session``, on Google's async client."""
-        name = self._session_name(session)
-        await self._asession_call("DeleteSession", name, de.DeleteSessionRequest(name=name))
+        await self._asession_call("delete_session", session)
 
 
-_SESSION_METHODS = {
-    "CreateSession": "create_session",
-    "GetSession": "get_session",
-    "ListSessions": "list_sessions",
-    "DeleteSession": "delete_session",
-}
+def _new_session(user_pseudo_id: str, display_name: str) -> dict[str, str]:
+    return {
+        "user_pseudo_id": check_text("user_pseudo_id", user_pseudo_id, maximum=MAX_USER_PSEUDO_ID),
+        "display_name": check_text("display_name", display_name),
+    }
+
+
+def _method(call: str) -> str:
+    """The Google method name of a client method: ``answer_query`` -> ``AnswerQuery``."""
+    return call.title().replace("_", "")
+
+
+def _answer(response: Any) -> GroundedAnswer:
+    return discovery_engine_answer(type(response).pb(response))
 
 
 def _session(response: Any) -> Session:

@@ -34,12 +34,8 @@ from grounding_core.search.specs import MAX_DEVELOPER_KNOWLEDGE_TEXT
 def answer_from_developer_knowledge(answer: Any) -> GroundedAnswer:
     """A Developer Knowledge ``Answer`` (raw pb) as a record."""
     text = answer.answer_text
-    references = unique_names(
-        [
-            chunk_from_developer_knowledge(r.document_reference.document_chunk)
-            for r in answer.references
-        ]
-    )
+    chunks = [r.document_reference.document_chunk for r in answer.references]
+    references = unique_names([chunk_from_developer_knowledge(chunk) for chunk in chunks])
 
     def indices(item: Any) -> tuple[int, ...]:
         return tuple(s.reference_index for s in item.sources)
@@ -74,33 +70,27 @@ class DeveloperKnowledgeAnswerQuery:
         return type(self)(self.connection, filter=filter)
 
     def _request(self, query: str) -> dk.AnswerQueryRequest:
-        return dk.AnswerQueryRequest(
-            query=check_query(query, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT), filter=self.filter
-        )
+        query = check_query(query, maximum=MAX_DEVELOPER_KNOWLEDGE_TEXT)
+        return dk.AnswerQueryRequest(query=query, filter=self.filter)
 
     def answer(self, query: str) -> GroundedAnswer:
         """A grounded answer to ``query``."""
-        request = self._request(query)
+        request, kwargs = self._request(query), self.connection.call_options.call_kwargs()
         with translate_errors("AnswerQuery", DEVELOPER_KNOWLEDGE):
             client = self.connection.client(DeveloperKnowledgeClient)
-            response = client.answer_query(
-                request=request, **self.connection.call_options.call_kwargs()
-            )
+            response = client.answer_query(request=request, **kwargs)
         return answer_from_developer_knowledge(type(response).pb(response).answer)
 
     async def aanswer(self, query: str) -> GroundedAnswer:
         """Async ``answer``, on Google's async client."""
-        request = self._request(query)
+        request, kwargs = self._request(query), self.connection.call_options.async_call_kwargs()
         with translate_errors("AnswerQuery", DEVELOPER_KNOWLEDGE):
             client = self.connection.async_client(DeveloperKnowledgeAsyncClient)
-            response = await client.answer_query(
-                request=request, **self.connection.call_options.async_call_kwargs()
-            )
+            response = await client.answer_query(request=request, **kwargs)
         return answer_from_developer_knowledge(type(response).pb(response).answer)
 
     def stream(self, query: str) -> Iterator[str | GroundedAnswer]:
-        """``answer`` in the shape of ``DiscoveryEngineAnswerQuery.stream``: the Developer
-        Knowledge API has no streaming method, so the whole text comes at once."""
+        """``answer`` shaped as ``DiscoveryEngineAnswerQuery.stream`` (no streaming method)."""
         yield from self.answer(query).stream()
 
     async def astream(self, query: str) -> AsyncIterator[str | GroundedAnswer]:

@@ -1,12 +1,10 @@
 """Reading AnswerQuery's responses: an ``Answer`` as a ``GroundedAnswer`` (citations with string
-and UTF-8 byte spans, references as ``SourceChunk`` records), a ``Session`` as a ``Session``
-record, and a StreamAnswerQuery's responses as the answer's new text and the final record.
+and UTF-8 byte spans, references as ``SourceChunk``s), a ``Session`` as a ``Session`` record,
+and StreamAnswerQuery's responses as the answer's new text and the final record.
 
-Google's *Stream answers* page says "the generated answer is broken into multiple parts that
-are sent in sequence ... Typically, each response contains one sentence of the answer"; it does
-not say whether the last response carries its last part or the whole answer.
-``AnswerAssembler`` reads both: a response whose text begins with the text so far carries the
-answer so far (only the rest is new); any other text is the next part.
+Google's *Stream answers* page says "each response contains one sentence of the answer" but not
+whether the last one carries the whole answer: ``AnswerAssembler`` reads both (a text that
+begins with the text so far carries the answer so far; any other is the next part).
 
 >>> assembler = AnswerAssembler()
 >>> pb = de.AnswerQueryResponse.pb
@@ -91,32 +89,24 @@ def _discovery_engine_reference(reference: Any) -> SourceChunk:
     return SourceChunk(name="", content="")
 
 
-def _reference_index(reference_id: str) -> int:
-    # Discovery Engine names references by their position, as a decimal string.
-    return int(reference_id) if reference_id.isdigit() else -1
-
-
 def answer_from_discovery_engine(answer: Any, *, session: str = "") -> GroundedAnswer:
     """A Discovery Engine ``Answer`` (raw pb) as a record."""
     text = answer.answer_text
     references = unique_names([_discovery_engine_reference(r) for r in answer.references])
 
     def indices(item: Any) -> tuple[int, ...]:
-        return tuple(_reference_index(s.reference_id) for s in item.sources)
+        # Discovery Engine names references by their position, as a decimal string.
+        ids = [source.reference_id for source in item.sources]
+        return tuple(int(i) if i.isdigit() else -1 for i in ids)
 
-    citations = segments(
-        text, answer.citations, what="citations", indices=indices, references=references
-    )
-    supports = segments(
-        text,
-        answer.grounding_supports,
-        what="grounding_supports",
-        indices=indices,
-        references=references,
-    )
+    def cited(what: str) -> Any:
+        return segments(
+            text, getattr(answer, what), what=what, indices=indices, references=references
+        )
+
     return GroundedAnswer(
         answer_text=text,
-        citations=tuple(AnswerCitation(**fields) for _, fields in citations),
+        citations=tuple(AnswerCitation(**fields) for _, fields in cited("citations")),
         references=references,
         grounding_score=optional(answer, "grounding_score"),
         grounding_supports=tuple(
@@ -125,7 +115,7 @@ def answer_from_discovery_engine(answer: Any, *, session: str = "") -> GroundedA
                 score=optional(item, "grounding_score"),
                 grounding_check_required=optional(item, "grounding_check_required"),
             )
-            for item, fields in supports
+            for item, fields in cited("grounding_supports")
         ),
         state=enum_name(answer, "state", answer.state),
         skipped_reasons=skipped_reasons(
@@ -146,19 +136,7 @@ def session_from_proto(session: Any) -> Session:
         display_name=session.display_name,
         state=enum_name(session, "state", session.state),
         user_pseudo_id=session.user_pseudo_id,
-        turns=tuple(
-            Turn(
-                query=turn.query.text,
-                query_id=turn.query.query_id,
-                answer=turn.answer,
-                detailed_answer=(
-                    answer_from_discovery_engine(turn.detailed_answer, session=session.name)
-                    if turn.HasField("detailed_answer")
-                    else None
-                ),
-            )
-            for turn in session.turns
-        ),
+        turns=tuple(_turn(turn, session.name) for turn in session.turns),
         labels=tuple(session.labels),
         start_time=timestamp(session, "start_time"),
         end_time=timestamp(session, "end_time"),
@@ -166,18 +144,23 @@ def session_from_proto(session: Any) -> Session:
     )
 
 
+def _turn(turn: Any, session: str) -> Turn:
+    details = None
+    if turn.HasField("detailed_answer"):
+        details = answer_from_discovery_engine(turn.detailed_answer, session=session)
+    return Turn(turn.query.text, turn.query.query_id, turn.answer, details)
+
+
 def discovery_engine_answer(pb: Any) -> GroundedAnswer:
-    """The record of a Discovery Engine ``AnswerQueryResponse`` (raw pb), with its session's
-    turns when it carries them."""
+    """A Discovery Engine ``AnswerQueryResponse`` (raw pb) as a record, with its session's
+    turns."""
     answer = answer_from_discovery_engine(pb.answer, session=pb.session.name)
-    if not pb.session.turns:
-        return answer
-    return dataclasses.replace(answer, turns=session_from_proto(pb.session).turns)
+    turns = tuple(_turn(turn, pb.session.name) for turn in pb.session.turns)
+    return dataclasses.replace(answer, turns=turns) if turns else answer
 
 
 class AnswerAssembler:
-    """Reads a StreamAnswerQuery's responses into the new text of each and the final record
-    (see the module docstring)."""
+    """Reads StreamAnswerQuery's responses into the new text of each and the final record."""
 
     def __init__(self) -> None:
         self.text = ""
@@ -195,8 +178,7 @@ class AnswerAssembler:
         return delta
 
     def answer(self) -> GroundedAnswer:
-        """The answer of the last response, with the whole text (an empty stream: an answer
-        with no text, ``EMPTY_ANSWER``)."""
+        """The answer of the last response, with the whole text (an empty stream: no text)."""
         final = de.AnswerQueryResponse.pb()()
         if self._last is not None:
             final.CopyFrom(self._last)

@@ -1,14 +1,9 @@
 """checkGrounding: ``GroundingCheck`` checks an answer against its sources and applies what a
 component is configured to do with an ungrounded answer and with a failed check.
 
-Facts are built from the sources: empty sources are skipped (citations still point at the
-source they came from), string metadata become attributes, other metadata is serialized as
-JSON, and Google's limits are enforced before anything is sent: at most 200 facts of at most
-10,000 characters each, an answer candidate of at most 4,096 tokens.
-
-``check``/``acheck`` return the ``GroundingReport`` (errors propagate, no policy applied);
-``run``/``arun`` apply the policies and return a ``GroundingOutcome``: the report, the answer
-to give instead (``"fallback"``), and ``enforce()``, which raises for ``"raise"``.
+Empty sources are skipped (citations still point at the source they came from); metadata
+become fact attributes (non-strings as JSON). Google's limits are enforced before any call: at
+most 200 facts of at most 10,000 characters each, an answer candidate of at most 4,096 tokens.
 
 >>> connection = DiscoveryEngineConnection(project_id="p", emulator_host="localhost:8123")
 >>> check = GroundingCheck(connection, on_ungrounded="fallback", min_support_score=0.8)
@@ -22,13 +17,11 @@ to give instead (``"fallback"``), and ``enforce()``, which raises for ``"raise"`
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Generic, Literal, TypeVar, get_args
 
 from google.cloud import discoveryengine_v1 as de
@@ -72,22 +65,15 @@ DEFAULT_CITATION_THRESHOLD = 0.6
 DEFAULT_FALLBACK_ANSWER = "I could not find support for an answer in the retrieved sources."
 
 ErrorPolicy = Literal["record", "raise"]
-UNGROUNDED_POLICIES: tuple[UngroundedPolicy, ...] = get_args(UngroundedPolicy)
-ERROR_POLICIES: tuple[ErrorPolicy, ...] = get_args(ErrorPolicy)
 
 
 @dataclass(frozen=True, slots=True)
 class GroundingSpec:
-    """Options of a grounding check (``CheckGroundingRequest.grounding_spec`` and
-    ``user_labels``).
+    """Options of a grounding check (``CheckGroundingRequest.grounding_spec``, ``user_labels``).
 
     ``citation_threshold`` (0..1, default 0.6): a fact is cited for a claim when its support
-    score reaches it; higher means fewer, stronger citations. ``enable_claim_level_score`` fills
-    ``Claim.score``. ``user_labels`` (e.g. for billing reports) are checked as Google documents
-    labels and kept as a read-only copy.
-
-    >>> GroundingSpec(user_labels={"team": "docs"}).user_labels["team"]
-    'docs'
+    score reaches it. ``enable_claim_level_score`` fills ``Claim.score``. ``user_labels`` (e.g.
+    for billing reports) must follow Google's label rules.
     """
 
     citation_threshold: float = DEFAULT_CITATION_THRESHOLD
@@ -102,8 +88,8 @@ class GroundingSpec:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # A read-only mapping cannot be pickled or deep-copied: the labels go as a dict.
-        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return (partial(type(self), **{**values, "user_labels": dict(self.user_labels)}), ())
+        labels = dict(self.user_labels)
+        return type(self), (self.citation_threshold, self.enable_claim_level_score, labels)
 
 
 MAX_FACTS = 200
@@ -117,8 +103,7 @@ MAX_ANSWER_CHARS = 32 * MAX_ANSWER_TOKENS
 # split at least this finely, so the count is a lower bound: what it refuses is surely too long,
 # and what slips through is refused by the service with INVALID_ARGUMENT.
 _TOKEN = re.compile(
-    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W_]+|[^\w\s]",
-    re.UNICODE,
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W_]+|[^\w\s]"
 )
 
 
@@ -129,43 +114,36 @@ def estimate_tokens(text: str) -> int:
 
 def check_answer_candidate(answer: object) -> str:
     """``answer`` if it can be checked: a non-empty string within 4,096 tokens."""
+    parts = "check the answer in parts (for example paragraph by paragraph)"
+    limit: int | None = None
     if not isinstance(answer, str):
-        raise InputError(
-            f"answer_candidate must be a string, got {type(answer).__name__}",
-            field="answer_candidate",
+        problem = f"must be a string, got {type(answer).__name__}"
+    elif not answer.strip():
+        problem = "is empty: there is nothing to check; generate an answer first"
+    elif len(answer) > MAX_ANSWER_CHARS:
+        problem = (
+            f"has {len(answer)} characters; CheckGrounding accepts at most {MAX_ANSWER_TOKENS} "
+            f"tokens, which no text over {MAX_ANSWER_CHARS} characters is within: {parts}"
         )
-    if not answer.strip():
-        raise InputError(
-            "answer_candidate is empty: there is nothing to check; generate an answer first",
-            field="answer_candidate",
-        )
-    if len(answer) > MAX_ANSWER_CHARS:
-        raise InputError(
-            f"answer_candidate has {len(answer)} characters; CheckGrounding accepts at most "
-            f"{MAX_ANSWER_TOKENS} tokens, which no text over {MAX_ANSWER_CHARS} characters is "
-            "within: check the answer in parts (for example paragraph by paragraph)",
-            field="answer_candidate",
-            limit=MAX_ANSWER_CHARS,
-        )
+        limit = MAX_ANSWER_CHARS
     # Every token is at least one character: a short answer needs no count.
-    tokens = estimate_tokens(answer) if len(answer) > MAX_ANSWER_TOKENS else 0
-    if tokens > MAX_ANSWER_TOKENS:
-        raise InputError(
-            f"answer_candidate is about {tokens} tokens; CheckGrounding accepts at most "
-            f"{MAX_ANSWER_TOKENS}: check the answer in parts (for example paragraph by paragraph)",
-            field="answer_candidate",
-            limit=MAX_ANSWER_TOKENS,
+    elif (
+        len(answer) > MAX_ANSWER_TOKENS and (tokens := estimate_tokens(answer)) > MAX_ANSWER_TOKENS
+    ):
+        problem = (
+            f"is about {tokens} tokens; CheckGrounding accepts at most {MAX_ANSWER_TOKENS}: {parts}"
         )
-    check_wire_text("answer_candidate", answer)
-    return answer
+        limit = MAX_ANSWER_TOKENS
+    else:
+        return check_wire_text("answer_candidate", answer)
+    raise InputError(f"answer_candidate {problem}", field="answer_candidate", limit=limit)
 
 
 def attributes_from_metadata(
     metadata: Mapping[str, Any] | None, path: str = "metadata"
 ) -> dict[str, str]:
-    """Fact attributes: strings as they are, other values as JSON (made JSON-safe by
-    ``jsonable_metadata``, which also refuses what cannot be sent), ``None`` left out;
-    ``metadata=None`` is no metadata. ``path`` names the metadata in errors."""
+    """Fact attributes: strings as they are, ``None`` left out, other values as JSON (made
+    JSON-safe, or refused, by ``jsonable_metadata``). ``path`` names the metadata in errors."""
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping):
@@ -241,57 +219,33 @@ def build_facts(sources: Sequence[GroundingSource | str]) -> FactList:
     return FactList(tuple(texts), tuple(attributes), tuple(indices))
 
 
-def _fact_index(source: str) -> int | None:
-    return int(source) if source.isdigit() else None
+def _cited_chunk(chunk: Any, facts: FactList) -> CitedChunk:
+    fact = int(chunk.source) if chunk.source.isdigit() else None
+    source, attributes = facts.source_index(fact), dict(chunk.source_metadata)
+    return CitedChunk(
+        chunk.chunk_text, source, fact, attributes, chunk.uri, chunk.title, chunk.domain
+    )
 
 
 def grounding_result(answer: str, response: Any, facts: FactList) -> GroundingResult:
-    """A ``CheckGroundingResponse`` (raw pb) for ``answer`` as a record.
-
-    ``facts`` maps each fact back to the source it was built from, so that citations point at
-    the caller's sources even when empty ones were skipped.
-    """
-    cited_chunks = tuple(
-        CitedChunk(
-            text=chunk.chunk_text,
-            source_index=facts.source_index(_fact_index(chunk.source)),
-            fact_index=_fact_index(chunk.source),
-            attributes=dict(chunk.source_metadata),
-            uri=chunk.uri,
-            title=chunk.title,
-            domain=chunk.domain,
-        )
-        for chunk in response.cited_chunks
-    )
+    """A ``CheckGroundingResponse`` (raw pb) for ``answer`` as a record; ``facts`` maps each
+    fact back to its source, so that citations point at the caller's sources."""
+    cited_chunks = tuple(_cited_chunk(chunk, facts) for chunk in response.cited_chunks)
     spans = Spans(answer)
     claims = []
     for number, claim in enumerate(response.claims):
+        text = claim.claim_text
         start = end = byte_start = byte_end = None
         if claim.HasField("start_pos") and claim.HasField("end_pos"):
-            start, end = spans.span(
-                claim.start_pos,
-                claim.end_pos,
-                what=f"claims[{number}] start_pos/end_pos",
-                expected=claim.claim_text,
-            )
+            what = f"claims[{number}] start_pos/end_pos"
+            start, end = spans.span(claim.start_pos, claim.end_pos, what=what, expected=text)
             byte_start, byte_end = spans.bytes_of(start, end)
         indices = tuple(claim.citation_indices)
+        citations = resolve(indices, cited_chunks, f"claims[{number}].citation_indices")
+        score = optional(claim, "score")
+        required = optional(claim, "grounding_check_required") is not False  # unset: required
         claims.append(
-            Claim(
-                text=claim.claim_text,
-                start=start,
-                end=end,
-                byte_start=byte_start,
-                byte_end=byte_end,
-                citation_indices=indices,
-                citations=resolve(indices, cited_chunks, f"claims[{number}].citation_indices"),
-                score=optional(claim, "score"),
-                grounding_check_required=(
-                    claim.grounding_check_required
-                    if claim.HasField("grounding_check_required")
-                    else True
-                ),
-            )
+            Claim(text, start, end, byte_start, byte_end, indices, citations, score, required)
         )
     return GroundingResult(
         answer=answer,
@@ -304,12 +258,8 @@ def grounding_result(answer: str, response: Any, facts: FactList) -> GroundingRe
 
 @dataclass(frozen=True, slots=True)
 class GroundingOutcome(Generic[S]):
-    """A check with the policies applied: what a component gives back.
-
-    ``fallback_answer`` is the answer to give instead of the checked one (policy
-    ``"fallback"`` and the answer did not pass), else ``None``. ``error`` is the error that
-    made the check fail when it was recorded (``on_error="record"``).
-    """
+    """A check with the policies applied: ``fallback_answer`` is the answer to give instead
+    (policy ``"fallback"``, the answer did not pass), ``error`` a recorded failure's error."""
 
     report: GroundingReport[S]
     on_ungrounded: UngroundedPolicy = "annotate"
@@ -317,14 +267,13 @@ class GroundingOutcome(Generic[S]):
     error: GroundingError | None = None
 
     def enforce(self) -> None:
-        """Raise ``UngroundedAnswerError`` when the policy is ``"raise"`` and the answer did not
-        pass; a failed check's error is chained as its cause."""
+        """``raise_if_ungrounded`` when the policy is ``"raise"``."""
         if self.on_ungrounded == "raise":
             self.raise_if_ungrounded()
 
     def raise_if_ungrounded(self) -> None:
-        """Raise ``UngroundedAnswerError`` when the answer did not pass, whatever the policy
-        (what an agent's ``"raise"`` does); an empty answer never raises."""
+        """Raise ``UngroundedAnswerError`` (a failed check's error as its cause) when the answer
+        did not pass, whatever the policy; an empty answer never raises."""
         if self.report.passed:
             return
         if self.error is not None:
@@ -334,7 +283,7 @@ class GroundingOutcome(Generic[S]):
         self.report.enforce("raise")
 
 
-_CheckGroundingRequest = de.CheckGroundingRequest.pb()
+_CheckGroundingRequest, _wrap = de.CheckGroundingRequest.pb(), de.CheckGroundingRequest.wrap
 
 
 def _nothing_to_check(answer: object) -> bool:
@@ -343,17 +292,13 @@ def _nothing_to_check(answer: object) -> bool:
 
 
 class GroundingCheck:
-    """A grounding check as a component is configured with it, and its policies.
-
-    ``grounding_config`` is an id in the connection's project and location (the attribute holds
-    its resource name); ``citation_threshold``, ``enable_claim_level_score`` and
-    ``user_labels`` make the ``GroundingSpec``; ``min_support_score`` is the pass mark
-    (``GroundingResult.verdict``). ``on_ungrounded``: ``"annotate"`` (keep the answer, with its
-    report), ``"raise"`` (``UngroundedAnswerError``) or ``"fallback"`` (give
-    ``fallback_answer`` instead). ``on_error``: ``"raise"`` (the ``GroundingError`` propagates)
-    or ``"record"`` (it is logged and becomes a failed report, whose answer counts as
-    ungrounded). A bad setting raises ``ConfigurationError`` naming it; ``replace`` gives a
-    variant.
+    """A grounding check as a component is configured with it, and its policies:
+    ``grounding_config`` is an id (the attribute holds its resource name), ``min_support_score``
+    the pass mark (``GroundingResult.verdict``).
+    ``on_ungrounded``: ``"annotate"`` (keep the answer, with its report), ``"raise"``
+    (``UngroundedAnswerError``) or ``"fallback"`` (give ``fallback_answer`` instead).
+    ``on_error``: ``"raise"`` (the ``GroundingError`` propagates) or ``"record"`` (logged; a
+    failed report, whose answer counts as ungrounded). A bad setting: ``ConfigurationError``.
     """
 
     def __init__(
@@ -376,8 +321,8 @@ class GroundingCheck:
                 citation_threshold, enable_claim_level_score, user_labels or {}
             )
             self.min_support_score = check_fraction("min_support_score", min_support_score)
-            check_choice("on_ungrounded", on_ungrounded, UNGROUNDED_POLICIES)
-            check_choice("on_error", on_error, ERROR_POLICIES)
+            check_choice("on_ungrounded", on_ungrounded, get_args(UngroundedPolicy))
+            check_choice("on_error", on_error, get_args(ErrorPolicy))
             self.fallback_answer = check_wire_text("fallback_answer", fallback_answer)
         except InputError as exc:
             raise ConfigurationError.of(exc) from exc
@@ -385,9 +330,8 @@ class GroundingCheck:
         self.on_error: ErrorPolicy = on_error
 
     def replace(self, **changes: Any) -> GroundingCheck:
-        """A ``GroundingCheck`` with these settings and some changed (checked again), e.g.
-        ``check.replace(on_error="record")``; a subclass's copy is a plain ``GroundingCheck``
-        (what it adds around the check is not copied)."""
+        """A plain ``GroundingCheck`` (even for a subclass) with these settings and some changed
+        (checked again), e.g. ``check.replace(on_error="record")``."""
         settings = {
             "grounding_config": self.grounding_config.rpartition("/")[2],
             "citation_threshold": self.spec.citation_threshold,
@@ -413,9 +357,8 @@ class GroundingCheck:
     def request(
         self, answer: str, sources: Sequence[GroundingSource | str]
     ) -> tuple[Any, FactList]:
-        """The raw ``CheckGroundingRequest`` and the fact -> source map, limits enforced. Built
-        as a raw protobuf message: proto-plus takes several times longer (one wrapper per
-        fact)."""
+        """The raw ``CheckGroundingRequest`` and the fact -> source map, limits enforced (raw
+        protobuf: proto-plus takes several times longer, one wrapper per fact)."""
         answer = check_answer_candidate(answer)
         facts = build_facts(sources)
         message = _CheckGroundingRequest(
@@ -452,11 +395,10 @@ class GroundingCheck:
         grounding_sources: Sequence[GroundingSource],
         source_ids: Sequence[str] = (),
     ) -> GroundingReport[S]:
-        """Check ``answer`` against ``sources`` (the caller's own objects: documents, nodes,
-        strings), sent as ``grounding_sources`` (one each, same order) and named in the
-        report's metadata by ``source_ids`` (default: their positions). An empty answer is not
-        sent (``GroundingReport.nothing_to_check``). No policy: a failed check raises its
-        ``GroundingError``."""
+        """Check ``answer`` against ``sources`` (the caller's objects), sent as
+        ``grounding_sources`` (one each, same order) and named in the report by ``source_ids``
+        (default: their positions). An empty answer is not sent (``nothing_to_check``). No
+        policy: a failed check raises its ``GroundingError``."""
         if _nothing_to_check(answer):
             return GroundingReport.nothing_to_check(
                 answer, sources, grounding_sources, self.min_support_score, source_ids
@@ -464,10 +406,8 @@ class GroundingCheck:
         request, facts = self.request(answer, grounding_sources)
         with translate_errors("CheckGrounding", self.grounding_config):
             client = self.connection.client(de.GroundedGenerationServiceClient)
-            response = client.check_grounding(
-                request=de.CheckGroundingRequest.wrap(request),
-                **self.connection.call_options.call_kwargs(),
-            )
+            kwargs = self.connection.call_options.call_kwargs()
+            response = client.check_grounding(request=_wrap(request), **kwargs)
         result = grounding_result(answer, type(response).pb(response), facts)
         return self._report(result, sources, grounding_sources, source_ids)
 
@@ -486,10 +426,8 @@ class GroundingCheck:
         request, facts = self.request(answer, grounding_sources)
         with translate_errors("CheckGrounding", self.grounding_config):
             client = self.connection.async_client(de.GroundedGenerationServiceAsyncClient)
-            response = await client.check_grounding(
-                request=de.CheckGroundingRequest.wrap(request),
-                **self.connection.call_options.async_call_kwargs(),
-            )
+            kwargs = self.connection.call_options.async_call_kwargs()
+            response = await client.check_grounding(request=_wrap(request), **kwargs)
         result = grounding_result(answer, type(response).pb(response), facts)
         return self._report(result, sources, grounding_sources, source_ids)
 
@@ -500,8 +438,7 @@ class GroundingCheck:
         grounding_sources: Sequence[GroundingSource],
         source_ids: Sequence[str] = (),
     ) -> GroundingOutcome[S]:
-        """``check``, then the policies (``decide``; a ``GroundingError`` goes to
-        ``failure``)."""
+        """``check``, then the policies (``decide``, or ``failure`` for a ``GroundingError``)."""
         try:
             report = self.check(answer, sources, grounding_sources, source_ids)
         except GroundingError as exc:
@@ -525,8 +462,8 @@ class GroundingCheck:
     def decide(
         self, report: GroundingReport[S], error: GroundingError | None = None
     ) -> GroundingOutcome[S]:
-        """The ``on_ungrounded`` policy applied to ``report`` (``enforce()`` does the raising,
-        so that a component can attach the report to its answer first)."""
+        """The ``on_ungrounded`` policy applied to ``report`` (``enforce()`` raises: a component
+        attaches the report to its answer first)."""
         replace = self.on_ungrounded == "fallback" and not report.passed
         return GroundingOutcome(
             report, self.on_ungrounded, self.fallback_answer if replace else None, error
@@ -539,8 +476,8 @@ class GroundingCheck:
         grounding_sources: Sequence[GroundingSource],
         source_ids: Sequence[str] = (),
     ) -> GroundingOutcome[S]:
-        """The ``on_error`` policy for a check that failed with ``error`` (also before any call,
-        e.g. an answer with no text): raise it, or log it and decide on a failed report."""
+        """The ``on_error`` policy for a check that failed with ``error``: raise it, or log it and
+        decide on a failed report."""
         if self.on_error == "raise":
             raise error
         logger.warning("the grounding check failed; the answer is kept: %s", error, exc_info=error)

@@ -1,17 +1,8 @@
-"""``ClaimStream`` and ``AsyncClaimStream``: the claims of a streamed answer checked as it
-streams, each sentence as soon as it is complete.
-
-checkGrounding splits an answer into claims, roughly its sentences, so a sentence can be
-checked alone, against the sources known so far, while the rest of the answer is still being
-generated. ``SentencePieces`` cuts a growing text into pieces; ``ClaimStream`` (sync, a small
-thread pool over Google's sync client) and ``AsyncClaimStream`` (tasks on Google's async
-client) check each piece with a ``GroundingCheck`` and give back one ``ClaimVerdict`` per piece,
-its spans indexing the whole answer. The adapters run one full check of the whole answer at
-the end, as without streaming: the verdicts are early warnings, the final report is the record.
-
-Quota: at most ``max_concurrent`` checks are in flight, and a sentence shorter than
-``min_chars`` is joined with the next (a piece is one call). A check that fails is a verdict
-with status ``"error"`` (logged, the stream goes on); any other exception propagates.
+"""``ClaimStream`` and ``AsyncClaimStream``: each sentence of a streamed answer checked as soon
+as it is complete, against the sources known so far (early warnings: the adapters still check
+the whole answer at the end). At most ``max_concurrent`` checks are in flight; a sentence
+shorter than ``min_chars`` is joined with the next. A failed check is a verdict with status
+``"error"`` (logged, the stream goes on); any other exception propagates.
 
 >>> pieces = SentencePieces(min_chars=10)
 >>> [p.text for p in pieces.feed("Paris is in France. It is la")]
@@ -51,12 +42,12 @@ DEFAULT_MAX_CONCURRENT_CHECKS = 4
 MAX_CONCURRENT_CHECKS_LIMIT = 32
 
 UnsupportedClaimPolicy = Literal["continue", "stop", "fallback"]
-"""What a stream does at its first unsupported claim: go on, stop the answer there, or stop it
-and give the fallback answer."""
+"""What a stream does at its first unsupported claim (``fallback``: stop, give the fallback)."""
 
 VerdictStatus = Literal["supported", "unsupported", "not_checked", "error"]
 
 _POLICIES = get_args(UnsupportedClaimPolicy)
+_WORST_FIRST = ("unsupported", "supported", "not_checked")
 
 # Sentence ends: after one of these (and any closing quotes or brackets), a sentence is
 # complete once the next character has arrived and is a space; after a full-width (CJK)
@@ -69,8 +60,7 @@ _MAX_CLOSERS = 4  # a longer run of closers is not a sentence end (bounds the re
 
 @dataclass(frozen=True, slots=True)
 class SentencePiece:
-    """A complete piece of a streamed answer: its text and where it is in the whole answer
-    (string indices and UTF-8 byte offsets, end exclusive)."""
+    """A complete piece of a streamed answer and its string and UTF-8 byte spans in it."""
 
     index: int
     text: str
@@ -81,8 +71,7 @@ class SentencePiece:
 
 
 class SentencePieces:
-    """Cuts a growing text into sentence pieces (see the module docstring); each character is
-    scanned once, so a stream of any length costs linear time."""
+    """Cuts a growing text into sentence pieces, scanning each character once."""
 
     def __init__(self, *, min_chars: int = DEFAULT_CLAIM_MIN_CHARS) -> None:
         self.min_chars = min_chars
@@ -143,22 +132,11 @@ class SentencePieces:
 
 
 @dataclass(frozen=True, slots=True)
-class ClaimVerdict:
-    """The check of one piece of a streamed answer.
+class ClaimVerdict(SentencePiece):
+    """The check of one piece of a streamed answer: ``status`` is its worst claim's
+    (``"not_checked"`` without claims) or ``"error"`` (``error`` says why). Spans (the
+    ``claims``' too) index the whole answer; ``source_indices``/``source_ids``: sources cited."""
 
-    ``status``: ``"unsupported"`` when a claim of the piece was checked and found no support,
-    ``"supported"`` when its checked claims all were, ``"not_checked"`` when it had none
-    (greetings, connectives), ``"error"`` when the check failed (``error`` says why). Spans index
-    the whole answer (``answer[start:end] == text``), as do the ``claims``' spans.
-    ``source_indices``/``source_ids`` are the sources cited, by position and by id.
-    """
-
-    index: int
-    text: str
-    start: int
-    end: int
-    byte_start: int
-    byte_end: int
     status: VerdictStatus
     support_score: float | None = None
     claims: tuple[Claim, ...] = ()
@@ -174,18 +152,10 @@ class ClaimVerdict:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe values (the claims as their ``to_dict()``)."""
         return {
-            "index": self.index,
-            "text": self.text,
-            "start": self.start,
-            "end": self.end,
-            "byte_start": self.byte_start,
-            "byte_end": self.byte_end,
-            "status": self.status,
-            "support_score": self.support_score,
+            **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
             "claims": [c.to_dict() for c in self.claims],
             "source_indices": list(self.source_indices),
             "source_ids": list(self.source_ids),
-            "error": self.error,
         }
 
 
@@ -204,13 +174,9 @@ def _shifted(claim: Claim, piece: SentencePiece) -> Claim:
 
 def _verdict(piece: SentencePiece, report: GroundingReport[Any]) -> ClaimVerdict:
     claims = tuple(_shifted(c.claim, piece) for c in report.claims)
-    statuses = {c.status for c in claims}
-    status: VerdictStatus = (
-        "unsupported"
-        if "unsupported" in statuses
-        else "supported"
-        if "supported" in statuses
-        else "not_checked"
+    # The piece's status is its worst claim's.
+    status: VerdictStatus = min(
+        (c.status for c in claims), key=_WORST_FIRST.index, default="not_checked"
     )
     indices = tuple(dict.fromkeys(i for c in claims for i in c.source_indices))
     return ClaimVerdict(
@@ -231,27 +197,29 @@ def _failed(piece: SentencePiece, error: GroundingError) -> ClaimVerdict:
 def check_stream_settings(
     on_unsupported_claim: object, max_concurrent: object, min_chars: object
 ) -> None:
-    """A ``ConfigurationError`` naming the first bad streaming setting (values never shown:
-    they may be anything a caller typed)."""
+    """A ``ConfigurationError`` naming the first bad streaming setting (values not shown)."""
     if on_unsupported_claim not in _POLICIES:
         raise ConfigurationError(
             "on_unsupported_claim must be 'continue', 'stop' or 'fallback', got a "
-            f"{type(on_unsupported_claim).__name__}"
+            f"{type(on_unsupported_claim).__name__}",
+            field="on_unsupported_claim",
         )
     for name, value, low, high in (
         ("max_concurrent_checks", max_concurrent, 1, MAX_CONCURRENT_CHECKS_LIMIT),
         ("claim_min_chars", min_chars, 1, 10_000),
     ):
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        is_int = isinstance(value, int) and not isinstance(value, bool)
+        if not is_int or not low <= value <= high:  # type: ignore[operator]
             raise ConfigurationError(
                 f"{name} must be an integer from {low} to {high}, got a {type(value).__name__}"
-                + (" out of range" if isinstance(value, int) else "")
+                + (" out of range" if is_int else ""),
+                field=name,
+                limit=high,
             )
 
 
 class _Claims:
-    """What the sync and async streams share: the pieces, the sources known so far, the
-    pieces waiting for sources, the verdicts not yet handed out and the stop decision."""
+    """What the sync and async streams share: all but how a check is run."""
 
     def __init__(
         self,
@@ -286,12 +254,8 @@ class _Claims:
     def _record(self, verdict: ClaimVerdict) -> None:
         with self._lock:
             self.verdicts.append(verdict)
-            if (
-                verdict.unsupported
-                and self.on_unsupported_claim != "continue"
-                and self.stop_verdict is None
-            ):
-                self.stop_verdict = verdict
+            if verdict.unsupported and self.on_unsupported_claim != "continue":
+                self.stop_verdict = self.stop_verdict or verdict  # the first one stops
 
     def ready(self) -> list[ClaimVerdict]:
         """The verdicts completed since the last call, in completion order."""
@@ -311,8 +275,7 @@ class _Claims:
         self._submit(self._takeable())
 
     def add_text(self, delta: str) -> None:
-        """Add streamed text; the pieces it completes start their checks (never waiting for
-        one)."""
+        """Add streamed text; the pieces it completes start their checks (never waiting)."""
         self.waiting.extend(self.pieces.feed(delta))
         self._submit(self._takeable())
 
@@ -333,8 +296,7 @@ class _Claims:
 
 
 class ClaimStream(_Claims):
-    """Claim checks of a streamed answer on Google's sync client, in a thread pool of
-    ``max_concurrent`` workers: ``add_text`` never waits for a check."""
+    """Claim checks of a streamed answer on Google's sync client, in a thread pool."""
 
     def __init__(self, check: GroundingCheck, **settings: Any) -> None:
         super().__init__(check, **settings)
@@ -342,21 +304,18 @@ class ClaimStream(_Claims):
         self._futures: list[Future[None]] = []
 
     def _submit(self, pieces: list[SentencePiece]) -> None:
-        assert self.sources is not None or not pieces
-        for piece in pieces:
-            self._futures.append(self._pool.submit(self._run, piece, self.sources))
+        self._futures.extend(self._pool.submit(self._run, p, self.sources) for p in pieces)
 
     def _run(self, piece: SentencePiece, sources: Any) -> None:
         try:
-            report = self.check.check(piece.text, *sources)
+            verdict = _verdict(piece, self.check.check(piece.text, *sources))
         except GroundingError as exc:
-            self._record(_failed(piece, exc))
-            return
-        self._record(_verdict(piece, report))
+            verdict = _failed(piece, exc)
+        self._record(verdict)
 
     def finish(self) -> list[ClaimVerdict]:
-        """Check the last piece (unless stopped), wait for every check, and give the verdicts
-        not handed out yet; the pool is shut down. A check's unexpected exception is raised."""
+        """Check the last piece (unless stopped), wait for every check (an unexpected exception
+        is raised) and give the verdicts not handed out yet."""
         self._last_piece()
         try:
             for future in self._futures:
@@ -371,9 +330,8 @@ class ClaimStream(_Claims):
 
 
 class AsyncClaimStream(_Claims):
-    """Claim checks of a streamed answer as tasks on Google's async client, at most
-    ``max_concurrent`` at once; ``on_verdict`` (a coroutine function) is awaited with each
-    verdict as soon as its check completes."""
+    """Claim checks of a streamed answer as tasks on Google's async client; ``on_verdict`` (a
+    coroutine function) is awaited with each verdict as soon as its check completes."""
 
     def __init__(
         self,
@@ -388,24 +346,20 @@ class AsyncClaimStream(_Claims):
         self._tasks: list[asyncio.Task[None]] = []
 
     def _submit(self, pieces: list[SentencePiece]) -> None:
-        for piece in pieces:
-            self._tasks.append(asyncio.ensure_future(self._run(piece, self.sources)))
+        self._tasks.extend(asyncio.ensure_future(self._run(p, self.sources)) for p in pieces)
 
     async def _run(self, piece: SentencePiece, sources: Any) -> None:
         async with self._slots:
             try:
-                report = await self.check.acheck(piece.text, *sources)
+                verdict = _verdict(piece, await self.check.acheck(piece.text, *sources))
             except GroundingError as exc:
                 verdict = _failed(piece, exc)
-            else:
-                verdict = _verdict(piece, report)
         self._record(verdict)
         if self.on_verdict is not None:
             await self.on_verdict(verdict)
 
     async def finish(self) -> list[ClaimVerdict]:
-        """Check the last piece (unless stopped), wait for every check and give the verdicts
-        not handed out yet. A check's unexpected exception is raised."""
+        """Async ``ClaimStream.finish``."""
         self._last_piece()
         try:
             await asyncio.gather(*self._tasks)

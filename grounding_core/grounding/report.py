@@ -1,8 +1,6 @@
-"""``GroundingReport``: a grounding result tied back to the caller's own source objects.
-
-The adapters check an answer against framework objects (LangChain ``Document``s, LlamaIndex
-nodes). ``GroundingReport[S]`` keeps the core result and those objects side by side, so that
-every claim's citations resolve to the very objects that were checked.
+"""``GroundingReport``: a grounding result tied back to the caller's own source objects
+(LangChain ``Document``s, LlamaIndex nodes), so that every claim's citations resolve to the
+very objects that were checked.
 
 >>> from grounding_core import CitedChunk, Claim, GroundingResult
 >>> cited = CitedChunk("Paris is the capital of France.", source_index=1, fact_index=0)
@@ -49,9 +47,6 @@ UngroundedPolicy = Literal["annotate", "raise", "fallback"]
 NOTHING_TO_CHECK = "the answer is empty: there is nothing to check"
 """The ``skipped_reason`` of the report of an empty (or blank) answer."""
 
-# What a failed check's metadata is built from: every key, no claims.
-_NO_RESULT = GroundingResult("", None)
-
 
 @dataclass(frozen=True, slots=True)
 class ClaimReport(Generic[S]):
@@ -88,16 +83,9 @@ class ClaimReport(Generic[S]):
 
 @dataclass(frozen=True, slots=True)
 class GroundingReport(Generic[S]):
-    """A grounding check of an answer against ``sources``.
-
-    ``passed`` is the pass mark (``GroundingResult.verdict``): every checked claim supported,
-    or the support score reaches ``min_support_score`` (default 1.0). ``error`` is set
-    (and ``result`` is ``None``) when the check itself failed and the caller chose to carry on.
-    ``source_ids`` name the sources in the metadata (a LangChain ``Document.id``, a LlamaIndex
-    node id); a source without one (an empty id, or no ids given) is named by its position
-    (``"0"``, ``"1"``, ...). ``skipped_reason`` is set when there was nothing to check (an
-    empty answer, ``nothing_to_check``): no claims, not passed, and not an error either.
-    """
+    """A grounding check of an answer against ``sources``: ``error`` is set (and ``result`` is
+    ``None``) when the check itself failed; ``source_ids`` name the sources in the metadata (a
+    source without one is named by its position: ``"0"``, ``"1"``, ...)."""
 
     result: GroundingResult | None
     sources: tuple[S, ...]
@@ -147,8 +135,7 @@ class GroundingReport(Generic[S]):
         min_support_score: float = DEFAULT_MIN_SUPPORT_SCORE,
         source_ids: Sequence[str] = (),
     ) -> GroundingReport[S]:
-        """The report of an empty answer (a declined one, say), which is not sent: no claims,
-        no support score, not passed, ``skipped_reason`` = ``NOTHING_TO_CHECK``."""
+        """An empty answer's report (not sent): not passed, ``skipped_reason=NOTHING_TO_CHECK``."""
         return cls(
             GroundingResult(answer, None),
             sources=tuple(sources),
@@ -165,8 +152,8 @@ class GroundingReport(Generic[S]):
 
     @property
     def passed(self) -> bool:
-        """True when the answer is grounded enough (``GroundingResult.verdict``); a check that
-        failed never passes."""
+        """The pass mark (``GroundingResult.verdict``: every checked claim supported, or the
+        support score reaches ``min_support_score``); a failed check never passes."""
         return self.result is not None and self.result.verdict(self.min_support_score)[0]
 
     @property
@@ -174,12 +161,10 @@ class GroundingReport(Generic[S]):
         """Every claim with the source objects it cites."""
         if self.result is None:
             return ()
+        sources = self.sources
         return tuple(
-            ClaimReport(
-                claim,
-                tuple(self.sources[i] for i in claim.source_indices if i < len(self.sources)),
-            )
-            for claim in self.result.claims
+            ClaimReport(c, tuple(sources[i] for i in c.source_indices if i < len(sources)))
+            for c in self.result.claims
         )
 
     @property
@@ -192,20 +177,10 @@ class GroundingReport(Generic[S]):
         """The answer with inline markers after each cited claim, for code written for
         langchain-google-community's ``VertexAICheckGroundingWrapper``.
 
-        After a claim come ``[i]`` markers, one per cited source, where ``i`` is the
-        **0-based** position of that source in ``sources`` (the list given to the check), as
-        the peer prints them: ``"Paris is the capital.[0] Lyon is old.[1][2]"``. (``markdown()``
-        numbers from 1, in order of first citation, and lists the sources.) The markers are
-        inserted into the answer, whose own text is kept exactly: spacing, line breaks and
-        text outside every claim stay as they are. (The peer joins the claim texts with
-        spaces instead, and prints Google's ``citation_indices``: positions in
-        ``cited_chunks``, the cited facts in order of first citation, which are the source
-        positions only when the sources are first cited in order and none is empty.)
-        Spans are string indices, so any script, emoji or combining mark is marked after
-        the claim's last character. No marker for an uncited claim, a claim without a usable
-        span (none, outside the answer, or overlapping an earlier claim) or a source the
-        report was not given. An answer with nothing to check is returned as it is; a failed
-        check (no result) gives ``""``.
+        After a claim come ``[i]`` markers, one per cited source, ``i`` its **0-based**
+        position in ``sources`` (not, as the peer, Google's ``citation_indices``):
+        ``"Paris is the capital.[0] Lyon is old.[1][2]"``; the answer's text is kept exactly.
+        No marker for a claim without a usable span or a source the report was not given.
         """
         if self.result is None:
             return ""
@@ -232,14 +207,8 @@ class GroundingReport(Generic[S]):
         weak_below: float = DEFAULT_WEAK_BELOW,
         full_document: bool = True,
     ) -> str:
-        """A self-contained HTML report: claims highlighted by support, their cited sources.
-
-        See ``grounding_core.views``; ``full_document=False`` gives an embeddable
-        fragment. In a notebook the report shows itself (``_repr_html_``).
-
-        >>> from pathlib import Path
-        >>> Path("report.html").write_text(report.html(), encoding="utf-8")  # doctest: +SKIP
-        """
+        """A self-contained HTML report (``grounding_core.views``): claims highlighted by
+        support, their cited sources; ``full_document=False`` gives an embeddable fragment."""
         if self.result is None:
             error = self.error or "no result"
             return check_failed_html(error, title=title, full_document=full_document)
@@ -269,11 +238,11 @@ class GroundingReport(Generic[S]):
 
     def metadata(self) -> dict[str, Any]:
         """JSON-safe metadata, the same in every framework (``docs/metadata.md``):
-        ``grounding_metadata`` plus ``passed``, ``error``, the ids of the checked sources
-        (``source_ids``, in order), ``skipped_reason`` and, in each claim, the ids of the
-        sources it cites. Every key is there for a failed check too (no claims)."""
+        ``grounding_metadata`` plus ``passed``, ``error``, ``source_ids``, ``skipped_reason``,
+        the ids of the sources each claim cites and the citation spans; every key is there for
+        a failed check too."""
         ids = self.source_ids
-        result = self.result if self.result is not None else _NO_RESULT
+        result = self.result or GroundingResult("", None)  # a failed check: every key, no claims
         base = grounding_metadata(result)
         for claim_metadata, claim in zip(base["claims"], result.claims, strict=True):
             claim_metadata["source_ids"] = [ids[i] for i in claim.source_indices if i < len(ids)]
@@ -287,8 +256,8 @@ class GroundingReport(Generic[S]):
         }
 
     def enforce(self, policy: UngroundedPolicy) -> None:
-        """Raise ``UngroundedAnswerError`` when ``policy`` is ``raise`` and the check failed
-        (an empty answer claims nothing: it never raises)."""
+        """Raise ``UngroundedAnswerError`` when ``policy`` is ``raise`` and the answer did not
+        pass (an empty answer never raises)."""
         if policy == "raise" and not self.passed and self.skipped_reason is None:
             unsupported = [repr(claim.text) for claim in self.unsupported_claims]
             raise UngroundedAnswerError(

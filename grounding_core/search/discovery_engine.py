@@ -139,10 +139,10 @@ def search_request(target: DiscoveryEngineTarget, query: str, spec: ChunkSearchS
         )
         if data_store.boost_spec is not None:
             added.boost_spec.CopyFrom(boost_spec(data_store.boost_spec))
-    message.facet_specs.extend(
-        api_message(de.SearchRequest.FacetSpec, facet, f"facet_specs[{n}]", FACET_SPEC_EXAMPLE)
-        for n, facet in enumerate(spec.facet_specs)
-    )
+    for n, facet in enumerate(spec.facet_specs):
+        message.facet_specs.append(
+            api_message(de.SearchRequest.FacetSpec, facet, f"facet_specs[{n}]", FACET_SPEC_EXAMPLE)
+        )
     check_request_size("Search", message)
     return message
 
@@ -203,7 +203,7 @@ class DiscoveryEngineChunkSearch:
 
     def _request(self, query: str, k: int | None, filter: str | None) -> tuple[Any, int]:
         spec = per_call(self.spec, k, filter)
-        return search_request(self.target, query, spec), spec.k
+        return de.SearchRequest.wrap(search_request(self.target, query, spec)), spec.k
 
     def _results(self, pages: list[Any], k: int) -> SearchResults:
         # Google's pagers always give a first page, which carries the response's own values.
@@ -229,9 +229,7 @@ class DiscoveryEngineChunkSearch:
         request, k = self._request(query, k, filter)
         with translate_errors("Search", self.target.serving_config_path):
             client = self.connection.client(de.SearchServiceClient)
-            pager = client.search(
-                request=de.SearchRequest.wrap(request), **self.connection.call_options.call_kwargs()
-            )
+            pager = client.search(request=request, **self.connection.call_options.call_kwargs())
             pages = first_pages(pager.pages, k)
         return self._results(pages, k)
 
@@ -243,8 +241,7 @@ class DiscoveryEngineChunkSearch:
         with translate_errors("Search", self.target.serving_config_path):
             client = self.connection.async_client(de.SearchServiceAsyncClient)
             pager = await client.search(
-                request=de.SearchRequest.wrap(request),
-                **self.connection.call_options.async_call_kwargs(),
+                request=request, **self.connection.call_options.async_call_kwargs()
             )
             pages = await afirst_pages(pager.pages, k)
         return self._results(pages, k)

@@ -119,8 +119,11 @@ def _document_text(
         return struct_text(struct_data)
     if choice != "auto":
         return _parts_text(derived, choice)
-    texts = (_parts_text(derived, key) for key in _DOCUMENT_PARTS)
-    return next((text for text in texts if text), "") or struct_text(struct_data)
+    for key in _DOCUMENT_PARTS:
+        text = _parts_text(derived, key)
+        if text:
+            return text
+    return struct_text(struct_data)
 
 
 def _from_document(result: Any, document_text: DocumentText) -> SourceChunk:

@@ -57,7 +57,6 @@ _COUNTS = {
     "num_previous_segments": None,
     "num_next_segments": None,
 }
-# The options that shape extractive segments.
 _SEGMENT_OPTIONS = ("return_extractive_segment_score", "num_previous_segments", "num_next_segments")
 # What each content needs asked for: the option, and its value that asks for none.
 _DOCUMENT_TEXT_NEEDS = {
@@ -177,7 +176,7 @@ class ChunkSearchSpec:
                 "search_mode='documents': chunk results carry no snippets or extractive content "
                 "(a chunk's text is its content)",
             )
-        if not self.max_extractive_segment_count:
+        elif not self.max_extractive_segment_count:  # (chunk mode refused them all)
             self._refuse_given(
                 _SEGMENT_OPTIONS,
                 "max_extractive_segment_count > 0: they shape the extractive segments",
@@ -210,8 +209,10 @@ class ChunkSearchSpec:
             raise InputError(f"{', '.join(given)} need {need}", field=given[0])
 
     def _check_query_options(self) -> None:
-        check_choice("spell_correction", self.spell_correction, (None, *get_args(SpellCorrection)))
-        check_choice("query_expansion", self.query_expansion, (None, *get_args(QueryExpansion)))
+        if self.spell_correction is not None:
+            check_choice("spell_correction", self.spell_correction, ("auto", "suggestion_only"))
+        if self.query_expansion is not None:
+            check_choice("query_expansion", self.query_expansion, ("auto", "disabled"))
         if self.pin_unexpanded_results and self.query_expansion != "auto":
             raise InputError(
                 "pin_unexpanded_results needs query_expansion='auto': only an expanded query "
@@ -328,8 +329,10 @@ _Spec = TypeVar("_Spec", ChunkSearchSpec, DeveloperKnowledgeSearchSpec)
 
 def per_call(spec: _Spec, k: int | None, filter: str | None) -> _Spec:
     """``spec`` with the ``k`` and ``filter`` given to one call (``None``: the spec's)."""
-    changes: dict[str, Any] = {n: v for n, v in (("k", k), ("filter", filter)) if v is not None}
-    return dataclasses.replace(spec, **changes) if changes else spec
+    if k is None and filter is None:
+        return spec
+    k, filter = spec.k if k is None else k, spec.filter if filter is None else filter
+    return dataclasses.replace(spec, k=k, filter=filter)
 
 
 def keep_tuple(spec: Any, name: str) -> tuple[Any, ...]:

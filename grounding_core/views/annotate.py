@@ -170,11 +170,9 @@ def annotate_grounding(
     *,
     weak_below: float = DEFAULT_WEAK_BELOW,
 ) -> AnnotatedText:
-    """The claims of a grounding check, their support levels and their numbered sources.
-
-    ``sources`` are the sources given to the check: their ``title`` and ``source``/``uri``
-    metadata name the numbered sources (else the cited chunks' own title and URI do).
-    """
+    """The claims of a grounding check, their support levels and their numbered sources, named
+    by the ``title`` and ``source``/``uri`` metadata of the ``sources`` given to the check (else
+    by the cited chunks' own title and URI)."""
     numbering = _Numbering()
     segments: list[Segment] = []
     for index, claim in enumerate(result.claims):

@@ -93,7 +93,9 @@ result = {
 
 BASE = """
 import contextlib
+import importlib
 import io
+import pkgutil
 from importlib.metadata import entry_points
 
 import grounding_core
@@ -122,7 +124,21 @@ def missing(module):
     return None
 
 
+def unimportable(package):
+    # Every module of the package, the private ones too: what its names stand on.
+    failed = {}
+    for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        try:
+            importlib.import_module(module.name)
+        except ImportError as exc:
+            failed[module.name] = str(exc)
+    return failed
+
+
 result = {
+    "core": missing("grounding_core"),
+    "core modules": unimportable(grounding_core),
+    "numpy": missing("numpy"),
     "prog": build_parser().prog,
     "help": run("--help"),
     "serve help": run("serve", "--help")[0],
@@ -145,7 +161,8 @@ def corpus(tmp_path_factory):
 def test_the_extras_bring_what_they_say():
     base = distributions()
     assert {"google-cloud-discoveryengine", "google-developer-knowledge", "rich"} <= base
-    emulator = {"bm25s", "cachetools", "pypdf", "lark", "pystemmer"}
+    # numpy too: the core's offsets are pure Python.
+    emulator = {"bm25s", "cachetools", "numpy", "pypdf", "lark", "pystemmer"}
     assert {"langchain-core", "llama-index-core"}.isdisjoint(base)
     assert emulator.isdisjoint(base)
     assert distributions(["langchain"]) - base >= {"langchain-core"}
@@ -166,7 +183,8 @@ def test_the_extras_bring_what_they_say():
 def test_what_an_install_lacks_cannot_be_imported():
     refused = refused_modules(["langchain", "emulator"])
     assert {"llama_index", "pytest"} <= refused
-    assert {"langchain_core", "bm25s", "google", "grpc", "json"}.isdisjoint(refused)
+    assert {"langchain_core", "bm25s", "numpy", "google", "grpc", "json"}.isdisjoint(refused)
+    assert {"numpy", "bm25s", "langchain_core", "llama_index"} <= refused_modules()
 
 
 @pytest.mark.parametrize(("extras", "code"), [("langchain", LANGCHAIN), ("llamaindex", LLAMAINDEX)])
@@ -187,21 +205,26 @@ def test_an_adapter_works_with_its_own_extra_and_the_emulator(corpus, extras, co
 
 def test_the_base_install_runs_the_command_line_without_any_extra():
     result = run_installed([], BASE)
+    # The whole core (every root name, every module) imports without numpy or any extra.
+    assert (result["core"], result["core modules"], result["numpy"]) == (None, {}, "numpy")
     assert result["prog"] == "grounding"
     status, out, err = result["help"]
     assert (status, err) == (0, "")
     assert out.startswith("usage: grounding")
     assert result["serve help"] == 0
+    # What the emulator needs first of what its extra brings is named.
+    emulator_only = refused_modules() - refused_modules(["emulator"])
+    first = result["missing"].pop("grounding_emulator")
+    assert first in emulator_only
     for command in ("serve", "ingest"):
         assert result[command] == [
             2,
             "",
             f"error: grounding {command} needs the emulator: pip install "
-            "'grounding-kit[emulator]' (No module named 'cachetools')\n",
+            f"'grounding-kit[emulator]' (No module named {first!r})\n",
         ]
     assert result["offsets"] == [3, 5]
     assert result["missing"] == {
-        "grounding_emulator": "cachetools",
         "langchain_grounding": "langchain_core",
         "llamaindex_grounding": "llama_index",
     }

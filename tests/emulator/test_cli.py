@@ -89,6 +89,7 @@ def serving(*arguments: str) -> Iterator[tuple[str, list[str]]]:
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
+        process.stdout.close()
     assert process.returncode == 0
 
 

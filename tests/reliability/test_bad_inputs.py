@@ -6,17 +6,20 @@ import math
 import pytest
 from google.api_core import exceptions as core_exceptions
 from google.cloud import discoveryengine_v1 as de
+from google.developer_knowledge_v1 import DeveloperKnowledgeClient
 from google.developer_knowledge_v1 import types as dk
 from pydantic import ValidationError
 
 from grounding_core import (
-    CallOptions,
     ChunkSearchSpec,
     ConfigurationError,
-    DeveloperKnowledgeClients,
+    DeveloperKnowledgeChunkSearch,
+    DeveloperKnowledgeConnection,
     DeveloperKnowledgeSearchSpec,
-    DiscoveryEngineClients,
+    DiscoveryEngineChunkSearch,
+    DiscoveryEngineConnection,
     DiscoveryEngineTarget,
+    GroundingCheck,
     GroundingSource,
     GroundingSpec,
     InputError,
@@ -25,10 +28,6 @@ from grounding_core import (
     OffsetError,
     RetryPolicy,
     Utf8Offsets,
-    check_grounding,
-    grounding_config_path,
-    search_chunks,
-    search_developer_knowledge,
 )
 from langchain_grounding import (
     DeveloperKnowledgeAnswer,
@@ -39,14 +38,30 @@ from tests.reliability.bad_input_table import clear_error_test, table_size_test
 
 PROJECT = "test-project"
 STORE = DiscoveryEngineTarget(project=PROJECT, data_store="test-docs")
-CONFIG = grounding_config_path(PROJECT)
+CONFIG = STORE.grounding_config_path
 SERVING = STORE.serving_config_path
 
 
-def check(emulator, answer, sources):
-    return check_grounding(
-        DiscoveryEngineClients(emulator_host=emulator.address), CONFIG, answer, sources
+def connection(emulator):
+    return DiscoveryEngineConnection(project_id=PROJECT, emulator_host=emulator.address)
+
+
+def search(emulator, query, *, data_store_id="test-docs", **options):
+    chunk_search = DiscoveryEngineChunkSearch(
+        connection(emulator), data_store_id=data_store_id, **options
     )
+    return chunk_search.search(query)
+
+
+def check(emulator, answer, sources):
+    """The ``GroundingResult`` of checking ``answer`` against ``sources``."""
+    return GroundingCheck(connection(emulator)).check(answer, sources, sources).result
+
+
+def check_request(emulator, answer, sources):
+    """The request a check sends (an empty answer is refused there; ``check`` does not send
+    one: it reports that there is nothing to check)."""
+    return GroundingCheck(connection(emulator)).request(answer, sources)
 
 
 def raw_search(emulator, **fields):
@@ -60,10 +75,10 @@ def raw_search(emulator, **fields):
 
 
 def raw_check(emulator, **fields):
-    clients = DiscoveryEngineClients(emulator_host=emulator.address)
+    client = connection(emulator).client(de.GroundedGenerationServiceClient)
     fields.setdefault("grounding_config", CONFIG)
     fields.setdefault("answer_candidate", "Lighthouses guide ships.")
-    return clients.grounded_generation().check_grounding(request=de.CheckGroundingRequest(**fields))
+    return client.check_grounding(request=de.CheckGroundingRequest(**fields))
 
 
 # (id, callable taking the emulator, expected exception, message fragments)
@@ -105,7 +120,12 @@ CASES = [
         ConfigurationError,
         ["is not one of the three forms"],
     ),
-    ("zero timeout", lambda e: CallOptions(timeout=0), ConfigurationError, ["timeout must be > 0"]),
+    (
+        "zero timeout",
+        lambda e: DiscoveryEngineConnection(timeout=0),
+        ConfigurationError,
+        ["timeout must be > 0"],
+    ),
     (
         "retry initial 0",
         lambda e: RetryPolicy(initial=0),
@@ -114,13 +134,15 @@ CASES = [
     ),
     (
         "unknown client option",
-        lambda e: DiscoveryEngineClients(client_options={"nope": 1}),
+        lambda e: DiscoveryEngineConnection(client_options={"nope": 1}),
         ConfigurationError,
         ["client_options has an unknown key"],
     ),
     (
         "emulator and endpoint",
-        lambda e: DiscoveryEngineClients(emulator_host="h:1", client_options={"api_endpoint": "x"}),
+        lambda e: DiscoveryEngineConnection(
+            emulator_host="h:1", client_options={"api_endpoint": "x"}
+        ),
         ConfigurationError,
         ["pick one"],
     ),
@@ -155,59 +177,52 @@ CASES = [
     ),
     (
         "empty query",
-        lambda e: search_chunks(DiscoveryEngineClients(emulator_host=e.address), STORE, "  "),
+        lambda e: search(e, "  "),
         InputError,
         ["query is empty"],
     ),
     (
         "query not a string",
-        lambda e: search_chunks(DiscoveryEngineClients(emulator_host=e.address), STORE, None),
+        lambda e: search(e, None),
         InputError,
         ["query must be a string"],
     ),
     (
         "Developer Knowledge query of 501 characters",
-        lambda e: search_developer_knowledge(
-            DeveloperKnowledgeClients(emulator_host=e.address), "q" * 501
-        ),
+        lambda e: DeveloperKnowledgeChunkSearch(
+            DeveloperKnowledgeConnection(emulator_host=e.address)
+        ).search("q" * 501),
         InputError,
         ["query has 501 characters", "at most 500"],
     ),
     (
         "unknown boost spec field",
-        lambda e: search_chunks(
-            DiscoveryEngineClients(emulator_host=e.address),
-            STORE,
-            "x",
-            ChunkSearchSpec(boost_spec={"bogus": 1}),
-        ),
+        lambda e: search(e, "x", boost_spec={"bogus": 1}),
         InputError,
         ["boost_spec is not a valid BoostSpec"],
     ),
     (
         "malformed filter",
-        lambda e: search_chunks(
-            DiscoveryEngineClients(emulator_host=e.address),
-            STORE,
-            "x",
-            ChunkSearchSpec(filter='lang: ANY("en"'),
-        ),
+        lambda e: search(e, "x", filter='lang: ANY("en"'),
         InvalidRequestError,
         ["INVALID_ARGUMENT", "filter"],
     ),
     (
         "unknown data store",
-        lambda e: search_chunks(
-            DiscoveryEngineClients(emulator_host=e.address), STORE.replace(data_store="nope"), "x"
-        ),
+        lambda e: search(e, "x", data_store_id="nope"),
         NotFoundError,
         ["dataStores/nope", "NOT_FOUND"],
     ),
     # -- grounding check -------------------------------------------------------------------
-    ("empty answer", lambda e: check(e, "", ["fact"]), InputError, ["answer_candidate is empty"]),
+    (
+        "empty answer",
+        lambda e: check_request(e, "", ["fact"]),
+        InputError,
+        ["answer_candidate is empty"],
+    ),
     (
         "whitespace answer",
-        lambda e: check(e, " \n\t ", ["fact"]),
+        lambda e: check_request(e, " \n\t ", ["fact"]),
         InputError,
         ["answer_candidate is empty"],
     ),
@@ -393,8 +408,8 @@ CASES = [
     (
         "raw bad document name",
         lambda e: (
-            DeveloperKnowledgeClients(emulator_host=e.address)
-            .developer_knowledge()
+            DeveloperKnowledgeConnection(emulator_host=e.address)
+            .client(DeveloperKnowledgeClient)
             .get_document(request=dk.GetDocumentRequest(name="not-a-document-name"))
         ),
         core_exceptions.InvalidArgument,
@@ -410,20 +425,25 @@ test_bad_input_gets_a_clear_error = clear_error_test(CASES)
 
 
 def test_handled_inputs(emulator):
-    clients = DiscoveryEngineClients(emulator_host=emulator.address)
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=emulator.address)
+    checker = GroundingCheck(connection)
+    # An empty answer is not sent: its report says there is nothing to check.
+    empty = checker.check(" \n", ["fact"], ["fact"])
+    assert (empty.result.claims, empty.passed) == ((), False)
+    assert empty.skipped_reason is not None
     # NUL bytes are valid UTF-8: checked like any text.
-    result = check_grounding(
-        clients, CONFIG, "Lighthouses guide ships.\x00", ["Lighthouses guide ships."]
-    )
+    sources = ["Lighthouses guide ships."]
+    result = checker.check("Lighthouses guide ships.\x00", sources, sources).result
     assert result.claims[0].status == "supported"
     # Nested and non-string metadata are serialized; citations still map to the source.
     source = GroundingSource("Lighthouses guide ships.", {"nested": {"a": [1, None]}, "n": 3})
-    result = check_grounding(clients, CONFIG, "Lighthouses guide ships.", ["", source])
+    result = checker.check("Lighthouses guide ships.", ["", source], ["", source]).result
     assert result.claims[0].source_indices == (1,)
     assert result.cited_chunks[0].attributes == {"nested": '{"a": [1, null]}', "n": "3"}
     # k above one page (100) is fetched page by page.
-    many = search_chunks(clients, STORE, "lighthouse", ChunkSearchSpec(k=101))
-    assert len(many) == 101
+    many = DiscoveryEngineChunkSearch(connection, data_store_id="test-docs", k=101)
+    assert len(many.search("lighthouse")) == 101
+    connection.close()
 
 
 def test_the_emulator_still_serves_after_all_of_that(emulator):
@@ -433,10 +453,11 @@ def test_the_emulator_still_serves_after_all_of_that(emulator):
         with pytest.raises(error):
             call(emulator)
     assert len(emulator.store.get("test-docs").chunks) == chunks_before
-    clients = DiscoveryEngineClients(emulator_host=emulator.address)
-    top = search_chunks(clients, STORE, "lighthouse keeper number 131", ChunkSearchSpec(k=1))
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=emulator.address)
+    search = DiscoveryEngineChunkSearch(connection, data_store_id="test-docs")
+    top = search.search("lighthouse keeper number 131", k=1)
     assert top[0].document_id == "page-13"
-    knowledge = DeveloperKnowledgeClients(emulator_host=emulator.address)
-    assert search_developer_knowledge(knowledge, "for statement")
-    clients.close()
+    knowledge = DeveloperKnowledgeConnection(emulator_host=emulator.address)
+    assert DeveloperKnowledgeChunkSearch(knowledge).search("for statement")
+    connection.close()
     knowledge.close()

@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 import langchain_grounding as lc
 import llamaindex_grounding as li
-from grounding_core import unknown_arguments_message
+from grounding_core.peers import unknown_arguments_message
 from tests.reliability.bad_input_table import clear_error_test, table_size_test
 
 PROJECT = "test-project"

@@ -11,14 +11,14 @@ from llama_index.core.base.response.schema import Response
 
 from grounding_core import (
     EMPTY_ANSWER,
-    DeveloperKnowledgeClients,
-    DiscoveryEngineClients,
+    DeveloperKnowledgeAnswerQuery,
+    DeveloperKnowledgeConnection,
+    DiscoveryEngineConnection,
+    GroundingCheck,
     GroundingSource,
     InputError,
-    answer_developer_query,
-    check_sources,
-    grounding_config_path,
 )
+from grounding_core.grounding.report import NOTHING_TO_CHECK
 from langchain_grounding import DeveloperKnowledgeAnswer, GroundingChecker
 from llamaindex_grounding import (
     DeveloperKnowledgeAnswerQueryEngine,
@@ -29,10 +29,8 @@ from tests.llamaindex.test_grounded_query_engine import FixedQueryEngine
 from tests.reliability.bad_input_table import clear_error_test
 
 PROJECT = "test-project"
-CONFIG = grounding_config_path(PROJECT)
 FACT = "Lighthouses guide ships."
 NOTHING = "quantum chromodynamics lattice"
-NOTHING_TO_CHECK = "the answer is empty: there is nothing to check"
 
 
 def evaluator(e):
@@ -50,8 +48,8 @@ def engine(e, response, **kwargs):
 
 
 def sources(e, answer):
-    clients = DiscoveryEngineClients(emulator_host=e.address)
-    return check_sources(clients, CONFIG, answer, ["d"], [GroundingSource(FACT)])
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=e.address)
+    return GroundingCheck(connection).check(answer, ["d"], [GroundingSource(FACT)])
 
 
 # (id, callable taking the emulator, expected exception, message fragments)
@@ -75,7 +73,7 @@ CASES = [
         ["answer must be a str or an AIMessage, got int"],
     ),
     (
-        "check_sources: answer None",
+        "GroundingCheck.check: answer None",
         lambda e: sources(e, None),
         InputError,
         ["answer_candidate must be a string, got NoneType"],
@@ -92,9 +90,9 @@ CASES = [
 ODD_RESULTS = [
     (
         "developer answer declined",
-        lambda e: answer_developer_query(
-            DeveloperKnowledgeClients(emulator_host=e.address), NOTHING
-        ),
+        lambda e: DeveloperKnowledgeAnswerQuery(
+            DeveloperKnowledgeConnection(emulator_host=e.address)
+        ).answer(NOTHING),
         lambda r: r.skipped_reasons == (EMPTY_ANSWER,) and r.answer_text == "",
     ),
     (
@@ -108,7 +106,7 @@ ODD_RESULTS = [
         lambda r: r.metadata["skipped_reasons"] == [EMPTY_ANSWER] and r.response == "",
     ),
     (
-        "check_sources: blank answer",
+        "GroundingCheck.check: blank answer",
         lambda e: sources(e, " \n"),
         lambda r: r.skipped_reason == NOTHING_TO_CHECK and r.result.claims == (),
     ),

@@ -5,28 +5,19 @@ error naming ``canonical_filter``; a huge or deeply nested one is refused in bou
 from google.api_core import exceptions as core_exceptions
 from pydantic import ValidationError
 
-from grounding_core import (
-    ChunkSearchSpec,
-    DiscoveryEngineClients,
-    InputError,
-    InvalidRequestError,
-    search_chunks,
-)
+from grounding_core import ChunkSearchSpec, InputError, InvalidRequestError
 from langchain_grounding import DiscoveryEngineRetriever
 from llamaindex_grounding import DiscoveryEngineRetriever as LlamaIndexRetriever
 from tests.reliability.bad_input_table import clear_error_test, table_size_test
-from tests.reliability.test_bad_inputs import PROJECT, STORE, raw_search
+from tests.reliability.test_bad_inputs import PROJECT, raw_search, search
 
 AUTO = {"condition": "AUTO"}
 SURROGATE = "holds a lone surrogate (U+D800) at character 11"
 
 
 def searched(emulator, canonical_filter: str, query_expansion: str | None = "auto"):
-    return search_chunks(
-        DiscoveryEngineClients(emulator_host=emulator.address),
-        STORE,
-        "lighthouse",
-        ChunkSearchSpec(canonical_filter=canonical_filter, query_expansion=query_expansion),
+    return search(
+        emulator, "lighthouse", canonical_filter=canonical_filter, query_expansion=query_expansion
     )
 
 

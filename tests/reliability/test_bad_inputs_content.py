@@ -40,8 +40,13 @@ def _li(e, **options):
 
 
 def _search(e, **options):
-    connection = DiscoveryEngineConnection.create(project_id=PROJECT, emulator_host=e.address)
-    return DiscoveryEngineChunkSearch.create(connection, data_store_id="test-docs", **options)
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=e.address)
+    return DiscoveryEngineChunkSearch(connection, data_store_id="test-docs", **options)
+
+
+def _summary(e, **options):
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=e.address)
+    return DiscoveryEngineSearchSummary(connection, data_store_id="test-docs", **options)
 
 
 # (id, callable taking the emulator, expected exception, message fragments)
@@ -106,23 +111,13 @@ CASES = [
     ),
     (
         "summary: document_text in chunk mode",
-        lambda e: DiscoveryEngineSearchSummary.connect(
-            project_id=PROJECT,
-            emulator_host=e.address,
-            data_store_id="test-docs",
-            search={"document_text": "snippets"},
-        ),
+        lambda e: _summary(e, search={"document_text": "snippets"}),
         InputError,
         ["document_text='snippets' needs search_mode='documents'"],
     ),
     (
         "summary: document_text does not apply",
-        lambda e: DiscoveryEngineSearchSummary.connect(
-            project_id=PROJECT,
-            emulator_host=e.address,
-            data_store_id="test-docs",
-            search={**DOCS, "document_text": "snippets"},
-        ),
+        lambda e: _summary(e, search={**DOCS, "document_text": "snippets"}),
         InputError,
         ["search.document_text='snippets' does not apply to a summary", "leave document_text"],
     ),

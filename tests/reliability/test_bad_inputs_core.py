@@ -10,43 +10,43 @@ from langchain_core.documents import Document
 
 from grounding_core import (
     AnswerSpec,
-    CallOptions,
     ChunkSearchSpec,
     ConfigurationError,
     DataStoreSpec,
-    DeveloperKnowledgeClients,
+    DeveloperKnowledgeAnswerQuery,
+    DeveloperKnowledgeChunkSearch,
+    DeveloperKnowledgeConnection,
     DeveloperKnowledgeSearchSpec,
-    DiscoveryEngineClients,
+    DiscoveryEngineAnswerQuery,
+    DiscoveryEngineConnection,
+    GroundingCheck,
     GroundingSource,
     GroundingSpec,
     InputError,
     RetryPolicy,
     SummarySpec,
-    answer_developer_query,
-    answer_query,
-    check_grounding,
-    create_session,
-    search_chunks,
-    search_developer_knowledge,
 )
 from langchain_grounding import GroundingChecker
 from tests.reliability.bad_input_table import clear_error_test, table_size_test
-from tests.reliability.test_bad_inputs import CONFIG, STORE
+from tests.reliability.test_bad_inputs import connection, search
 
 FACT = "Lighthouses guide ships."
 SURROGATE = "holds a lone surrogate (U+D800) at character"
 
 
-def de(emulator):
-    return DiscoveryEngineClients(emulator_host=emulator.address)
+def answering(emulator, **options):
+    return DiscoveryEngineAnswerQuery(connection(emulator), data_store_id="test-docs", **options)
 
 
 def dk(emulator):
-    return DeveloperKnowledgeClients(emulator_host=emulator.address)
+    return DeveloperKnowledgeConnection(emulator_host=emulator.address)
 
 
 def check_with(emulator, metadata):
-    return check_grounding(de(emulator), CONFIG, FACT, ["", GroundingSource(FACT, metadata)])
+    """The result of checking ``FACT`` against an empty source and ``FACT`` with
+    ``metadata``."""
+    sources = ["", GroundingSource(FACT, metadata)]
+    return GroundingCheck(connection(emulator)).check(FACT, sources, sources).result
 
 
 def circular():
@@ -67,49 +67,51 @@ CASES = [
     # -- lone surrogates in what the client sends ---------------------------------------------
     (
         "lone surrogate in a search query",
-        lambda e: search_chunks(de(e), STORE, "light\ud800house"),
+        lambda e: search(e, "light\ud800house"),
         InputError,
         [f"query {SURROGATE} 5", "not valid UTF-8", "or remove it"],
     ),
     (
         "lone surrogate in a filter",
-        lambda e: search_chunks(de(e), STORE, "x", ChunkSearchSpec(filter='lang: ANY("\ud800")')),
+        lambda e: search(e, "x", filter='lang: ANY("\ud800")'),
         InputError,
         [f"ChunkSearchSpec.filter {SURROGATE} 11"],
     ),
     (
         "lone surrogate in order_by",
-        lambda e: search_chunks(de(e), STORE, "x", ChunkSearchSpec(order_by="\ud800")),
+        lambda e: search(e, "x", order_by="\ud800"),
         InputError,
         [f"ChunkSearchSpec.order_by {SURROGATE} 0"],
     ),
     (
         "lone surrogate in an answer query",
-        lambda e: answer_query(de(e), STORE, "why\ud800"),
+        lambda e: answering(e).answer("why\ud800"),
         InputError,
         [f"query {SURROGATE} 3"],
     ),
     (
         "lone surrogate in an answer preamble",
-        lambda e: answer_query(de(e), STORE, "why", AnswerSpec(preamble="be \ud800 brief")),
+        lambda e: answering(e, preamble="be \ud800 brief").answer("why"),
         InputError,
         [f"AnswerSpec.preamble {SURROGATE} 3"],
     ),
     (
         "lone surrogate in a Developer Knowledge query",
-        lambda e: search_developer_knowledge(dk(e), "\ud800 yield"),
+        lambda e: DeveloperKnowledgeChunkSearch(dk(e)).search("\ud800 yield"),
         InputError,
         [f"query {SURROGATE} 0"],
     ),
     (
         "lone surrogate in a Developer Knowledge answer filter",
-        lambda e: answer_developer_query(dk(e), "yield", 'data_source = "\ud800"'),
+        lambda e: DeveloperKnowledgeAnswerQuery(dk(e), filter='data_source = "\ud800"').answer(
+            "yield"
+        ),
         InputError,
         [f"filter {SURROGATE} 15"],
     ),
     (
         "lone surrogate in a session's display name",
-        lambda e: create_session(de(e), STORE, display_name="\ud800"),
+        lambda e: answering(e).create_session(display_name="\ud800"),
         InputError,
         [f"display_name {SURROGATE} 0"],
     ),
@@ -119,19 +121,25 @@ CASES = [
             boost_spec={"condition_boost_specs": [{"condition": "\ud800", "boost": 0.5}]}
         ),
         InputError,
-        [f"boost_spec['condition_boost_specs'][0]['condition'] {SURROGATE} 0"],
+        [
+            "boost_spec['condition_boost_specs'][0]['condition'] holds a lone surrogate (U+D800)",
+            {"field": "boost_spec['condition_boost_specs'][0]['condition']"},
+        ],
     ),
     (
         "lone surrogate in a metadata key",
         lambda e: check_with(e, {"ti\ud800tle": "T"}),
         InputError,
-        [f"a key of sources[1].metadata {SURROGATE} 2"],
+        ["sources[1].metadata holds a lone surrogate (U+D800)", {"field": "sources[1].metadata"}],
     ),
     (
         "lone surrogate in a nested metadata value",
         lambda e: check_with(e, {"tags": ["ok", "b\ud800"]}),
         InputError,
-        [f"sources[1].metadata['tags'][1] {SURROGATE} 1"],
+        [
+            "sources[1].metadata['tags'][1] holds a lone surrogate (U+D800)",
+            {"field": "sources[1].metadata['tags'][1]"},
+        ],
     ),
     # -- metadata that JSON cannot carry ------------------------------------------------------
     (
@@ -175,21 +183,21 @@ CASES = [
     # -- options that would break every call ---------------------------------------------------
     (
         "infinite timeout",
-        lambda e: CallOptions(timeout=math.inf),
+        lambda e: DiscoveryEngineConnection(timeout=math.inf),
         ConfigurationError,
-        ["CallOptions.timeout must be a finite number, got inf"],
+        ["timeout must be a finite number, got inf", {"field": "timeout"}],
     ),
     (
         "NaN timeout",
-        lambda e: CallOptions(timeout=math.nan),
+        lambda e: DiscoveryEngineConnection(timeout=math.nan),
         ConfigurationError,
-        ["CallOptions.timeout must be a finite number, got nan"],
+        ["timeout must be a finite number, got nan", {"field": "timeout"}],
     ),
     (
         "timeout as a string",
-        lambda e: CallOptions(timeout="30"),
+        lambda e: DiscoveryEngineConnection(timeout="30"),
         ConfigurationError,
-        ["CallOptions.timeout must be a finite number, got str"],
+        ["timeout must be a finite number, got str", {"field": "timeout"}],
     ),
     (
         "NaN retry deadline",
@@ -266,7 +274,7 @@ CASES = [
     ),
     (
         "an 11 MiB filter",
-        lambda e: search_chunks(de(e), STORE, "x", ChunkSearchSpec(filter="x" * 11_534_336)),
+        lambda e: search(e, "x", filter="x" * 11_534_336),
         InputError,
         ["the Search request is 11,534,", "refuses requests over 10,485,760 bytes"],
     ),
@@ -300,7 +308,8 @@ def test_odd_metadata_that_json_can_carry_is_converted(emulator):
         "3": "three",
     }
     # metadata=None is no metadata.
-    bare = check_grounding(de(emulator), CONFIG, FACT, [GroundingSource(FACT, None)])
+    bare_source = [GroundingSource(FACT, None)]
+    bare = GroundingCheck(connection(emulator)).check(FACT, bare_source, bare_source).result
     assert bare.cited_chunks[0].attributes == {}
 
 

@@ -16,13 +16,12 @@ from typing import Any
 
 import pytest
 
-from grounding_core import ChunkSearchSpec, DiscoveryEngineClients, search_chunks
 from grounding_emulator import CorpusError, CorpusStore
 from grounding_emulator.corpus.chunking import blocks_from_plain_text
 from grounding_emulator.corpus.reading import SourceDocument
 from grounding_emulator.corpus.records import Document
 from tests.reliability.bad_input_table import clear_error_test, table_size_test
-from tests.reliability.test_bad_inputs import STORE
+from tests.reliability.test_bad_inputs import search
 
 NOTHING = "data store kb: no document could be ingested ("
 RUN_AGAIN = "ingest its corpus again: grounding ingest --force --corpus kb=PATH"
@@ -344,7 +343,5 @@ def test_the_emulator_still_serves_after_all_of_that(emulator):
         with pytest.raises(error):
             call(emulator)
     assert len(emulator.store.get("test-docs").chunks) == chunks_before
-    clients = DiscoveryEngineClients(emulator_host=emulator.address)
-    top = search_chunks(clients, STORE, "lighthouse keeper number 131", ChunkSearchSpec(k=1))
+    top = search(emulator, "lighthouse keeper number 131", k=1)
     assert top[0].document_id == "page-13"
-    clients.close()

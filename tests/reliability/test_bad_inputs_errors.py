@@ -14,11 +14,9 @@ from google.developer_knowledge_v1 import types as dk
 from google.developer_knowledge_v1.services.developer_knowledge import DeveloperKnowledgeClient
 
 from grounding_core import (
-    ChunkSearchSpec,
-    DiscoveryEngineClients,
-    DiscoveryEngineTarget,
+    DiscoveryEngineChunkSearch,
+    DiscoveryEngineConnection,
     InvalidRequestError,
-    search_chunks,
 )
 from grounding_emulator import EmulatorServer
 from grounding_emulator.search.filters import MAX_FILTER_DEPTH, MAX_FILTER_LENGTH
@@ -188,12 +186,11 @@ CASES = [
     ),
     (
         "core search with a filter 600 deep",
-        lambda e: search_chunks(
-            DiscoveryEngineClients(emulator_host=e.address),
-            DiscoveryEngineTarget(project=PROJECT, data_store=STORE),
-            "lighthouse",
-            ChunkSearchSpec(filter=DEEP),
-        ),
+        lambda e: DiscoveryEngineChunkSearch(
+            DiscoveryEngineConnection(project_id=PROJECT, emulator_host=e.address),
+            data_store_id=STORE,
+            filter=DEEP,
+        ).search("lighthouse"),
         InvalidRequestError,
         ["INVALID_ARGUMENT", "filter nests parentheses 601 levels deep"],
     ),

@@ -15,9 +15,8 @@ import langchain_grounding as lc
 import llamaindex_grounding as li
 from grounding_core import (
     ConfigurationError,
-    DeveloperKnowledgeClients,
+    DeveloperKnowledgeConnection,
     DiscoveryEngineChunkSearch,
-    DiscoveryEngineClients,
     DiscoveryEngineConnection,
     GroundingCheck,
 )
@@ -52,21 +51,23 @@ def protocol_5(value: Any) -> bytes:
 # (id, callable taking the emulator, expected exception, message fragments)
 CASES = [
     (
-        "core-clients-credentials",
-        lambda e: pickle.dumps(DiscoveryEngineClients(**locked(e))),
+        "core-connection-credentials",
+        lambda e: pickle.dumps(DiscoveryEngineConnection(project_id=PROJECT, **locked(e))),
         ConfigurationError,
         CREDENTIALS,
     ),
     (
-        "core-dk-clients-credentials",
-        lambda e: copy.deepcopy(DeveloperKnowledgeClients(**locked(e))),
+        "core-dk-connection-credentials",
+        lambda e: copy.deepcopy(DeveloperKnowledgeConnection(**locked(e))),
         ConfigurationError,
         CREDENTIALS,
     ),
     (
         "core-search-credentials",
         lambda e: protocol_5(
-            DiscoveryEngineChunkSearch.connect(project_id=PROJECT, data_store_id="d", **locked(e))
+            DiscoveryEngineChunkSearch(
+                DiscoveryEngineConnection(project_id=PROJECT, **locked(e)), data_store_id="d"
+            )
         ),
         ConfigurationError,
         CREDENTIALS,
@@ -74,14 +75,14 @@ CASES = [
     (
         "core-check-credentials-deepcopy",
         lambda e: copy.deepcopy(
-            GroundingCheck.create(DiscoveryEngineConnection.create(project_id=PROJECT, **locked(e)))
+            GroundingCheck(DiscoveryEngineConnection(project_id=PROJECT, **locked(e)))
         ),
         ConfigurationError,
         CREDENTIALS,
     ),
     (
-        "core-clients-client-options",
-        lambda e: pickle.dumps(DiscoveryEngineClients(**lambda_options(e))),
+        "core-connection-client-options",
+        lambda e: pickle.dumps(DiscoveryEngineConnection(project_id=PROJECT, **lambda_options(e))),
         ConfigurationError,
         OPTIONS,
     ),

@@ -16,7 +16,7 @@ from grounding_core import (
     grounding_markdown,
     grounding_rich,
 )
-from grounding_core.untrusted import json_escaped
+from grounding_core.views.untrusted import json_escaped
 from tests.core.hostile_text import CLEAR, OSC_TITLE, PWNED, hostile_result
 from tests.reliability.bad_input_table import table_size_test
 from tests.reliability.test_bad_inputs import check

@@ -9,7 +9,12 @@ import pytest
 from google.api_core import exceptions as core_exceptions
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_core import DiscoveryEngineClients, GroundingSource, InputError, check_grounding
+from grounding_core import (
+    DiscoveryEngineConnection,
+    GroundingCheck,
+    GroundingSource,
+    InputError,
+)
 from grounding_emulator.limits import MAX_ANSWER_CHARS
 from tests.reliability.bad_input_table import clear_error_test
 
@@ -33,12 +38,11 @@ def _raw_check(emulator, answer: str, facts=FACTS) -> de.CheckGroundingResponse:
 
 
 def _core_check(emulator, answer: str):
-    return check_grounding(
-        DiscoveryEngineClients(emulator_host=emulator.address),
-        CONFIG,
-        answer,
-        [GroundingSource(text="Cloud Run scales to zero.")],
+    connection = DiscoveryEngineConnection(
+        project_id="test-project", emulator_host=emulator.address
     )
+    sources = [GroundingSource(text="Cloud Run scales to zero.")]
+    return GroundingCheck(connection).check(answer, sources, sources)
 
 
 CASES = [

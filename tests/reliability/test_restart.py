@@ -18,19 +18,21 @@ from google.api_core import exceptions as core_exceptions
 from google.cloud import discoveryengine_v1 as de
 
 from grounding_core import (
-    CallOptions,
-    ChunkSearchSpec,
-    DiscoveryEngineClients,
-    DiscoveryEngineTarget,
+    DiscoveryEngineChunkSearch,
+    DiscoveryEngineConnection,
     RetryPolicy,
     ServiceUnavailableError,
-    asearch_chunks,
-    search_chunks,
 )
 from grounding_emulator import CorpusStore, EmulatorServer
 
-TARGET = DiscoveryEngineTarget(project="p", data_store="python-docs")
 QUERY = "the for statement"
+
+
+def searching(port, **connection):
+    """A search of the built-in data store through a new connection to ``port``."""
+    host = f"127.0.0.1:{port}"
+    connection = DiscoveryEngineConnection(project_id="p", emulator_host=host, **connection)
+    return DiscoveryEngineChunkSearch(connection, data_store_id="python-docs")
 
 
 def free_port():
@@ -46,25 +48,27 @@ def store():
     return store
 
 
-def test_clients_reconnect_after_a_restart(store):
+def test_a_connection_reconnects_after_a_restart(store):
     port = free_port()
-    clients = DiscoveryEngineClients(emulator_host=f"127.0.0.1:{port}")
+    search = searching(port)
+    no_retry = searching(port, timeout=2, retry=None)
     try:
         with EmulatorServer(store, port=port):
-            before = search_chunks(clients, TARGET, QUERY, ChunkSearchSpec(k=3))
-        no_retry = CallOptions(timeout=2, retry=None)
+            before = search.search(QUERY, k=3)
         with pytest.raises(ServiceUnavailableError, match=f"127.0.0.1:{port}|UNAVAILABLE"):
-            search_chunks(clients, TARGET, QUERY, ChunkSearchSpec(k=3), no_retry)
+            no_retry.search(QUERY, k=3)
         with EmulatorServer(store, port=port):
-            after = search_chunks(clients, TARGET, QUERY, ChunkSearchSpec(k=3))
+            after = search.search(QUERY, k=3)
         assert [c.name for c in after] == [c.name for c in before]
     finally:
-        clients.close()
+        search.connection.close()
+        no_retry.connection.close()
 
 
 def test_a_call_during_downtime_is_retried_until_the_server_is_back(store):
     port = free_port()
-    clients = DiscoveryEngineClients(emulator_host=f"127.0.0.1:{port}")
+    retry = RetryPolicy(initial=0.05, maximum=0.2, deadline=20)
+    search = searching(port, timeout=5, retry=retry)
     server = EmulatorServer(store, port=port)
 
     def start_later():
@@ -74,26 +78,25 @@ def test_a_call_during_downtime_is_retried_until_the_server_is_back(store):
     starter = threading.Thread(target=start_later)
     starter.start()
     try:
-        options = CallOptions(timeout=5, retry=RetryPolicy(initial=0.05, maximum=0.2, deadline=20))
-        chunks = search_chunks(clients, TARGET, QUERY, ChunkSearchSpec(k=2), options)
+        chunks = search.search(QUERY, k=2)
         assert len(chunks) == 2
     finally:
         starter.join()
         server.stop()
-        clients.close()
+        search.connection.close()
 
 
-async def test_async_clients_reconnect_after_a_restart(store):
+async def test_an_async_connection_reconnects_after_a_restart(store):
     port = free_port()
-    clients = DiscoveryEngineClients(emulator_host=f"127.0.0.1:{port}")
+    search = searching(port)
     try:
         with EmulatorServer(store, port=port):
-            before = await asearch_chunks(clients, TARGET, QUERY, ChunkSearchSpec(k=2))
+            before = await search.asearch(QUERY, k=2)
         with EmulatorServer(store, port=port):
-            after = await asearch_chunks(clients, TARGET, QUERY, ChunkSearchSpec(k=2))
+            after = await search.asearch(QUERY, k=2)
         assert [c.name for c in after] == [c.name for c in before]
     finally:
-        await clients.aclose()
+        await search.connection.aclose()
 
 
 # -- a graceful stop drains calls in flight ----------------------------------------------------

@@ -7,13 +7,10 @@ import pytest
 from google.auth.credentials import Credentials
 
 from grounding_core import (
-    CallOptions,
-    DiscoveryEngineClients,
-    DiscoveryEngineTarget,
+    DiscoveryEngineChunkSearch,
+    DiscoveryEngineConnection,
+    GroundingCheck,
     GroundingError,
-    check_grounding,
-    grounding_config_path,
-    search_chunks,
 )
 from langchain_grounding import (
     DeveloperKnowledgeRetriever,
@@ -74,7 +71,7 @@ def test_components_with_credentials_leak_nothing(emulator, debug_logs):
             repr(component),
             str(component),
             json.dumps(component.model_dump(mode="json"), default=str),
-            repr(component.clients),
+            repr(component.connection),
         )
         assert "credentials" not in component.model_dump()
         assert "client_options" not in component.model_dump()
@@ -102,21 +99,22 @@ def test_calls_and_errors_against_an_emulator_leak_nothing(emulator, debug_logs)
 
 def test_errors_reaching_google_with_credentials_leak_nothing(debug_logs):
     # An endpoint that refuses connections: the call fails after sending nothing useful.
-    clients = DiscoveryEngineClients(
-        credentials=MarkedCredentials(), client_options={"api_endpoint": "127.0.0.1:1"}
+    connection = DiscoveryEngineConnection(
+        project_id="p",
+        credentials=MarkedCredentials(),
+        client_options={"api_endpoint": "127.0.0.1:1"},
+        timeout=2,
+        retry=None,
     )
-    target = DiscoveryEngineTarget(project="p", data_store="d")
     errors = []
     for call in (
-        lambda: search_chunks(clients, target, "q", options=CallOptions(timeout=2, retry=None)),
-        lambda: check_grounding(
-            clients, grounding_config_path("p"), "a.", ["b"], options=CallOptions(2, None)
-        ),
+        lambda: DiscoveryEngineChunkSearch(connection, data_store_id="d").search("q"),
+        lambda: GroundingCheck(connection).check("a.", ["b"], ["b"]),
     ):
         with pytest.raises(GroundingError) as info:
             call()
         errors.append(info.value)
-    clients.close()
+    connection.close()
     for error in errors:
         assert_clean(str(error), repr(error), repr(error.__cause__), str(error.__cause__))
-    assert_clean(debug_logs.text, repr(clients))
+    assert_clean(debug_logs.text, repr(connection))

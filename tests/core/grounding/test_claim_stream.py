@@ -272,11 +272,6 @@ def test_a_bool_setting_is_refused_as_a_bool(max_concurrent, min_chars, name):
         check_stream_settings("stop", max_concurrent, min_chars)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: check_stream_settings says a bool is 'out of range' (bool is an int "
-    "subclass): 'claim_min_chars must be an integer from 1 to 10000, got a bool out of range'",
-)
 @pytest.mark.parametrize(("max_concurrent", "min_chars"), [(True, 40), (4, True)])
 def test_a_bool_setting_is_not_said_to_be_out_of_range(max_concurrent, min_chars):
     with pytest.raises(ConfigurationError) as info:
