@@ -1,13 +1,12 @@
 """An offline stand-in for an LLM: it answers a retrieval prompt with sentences copied from the
 prompt's own context, deterministically, so that demos and tests run without a model.
 
-The question is the last sentence of the prompt's last paragraph that ends with a question mark
-(else of its last paragraph), without a leading ``Label:`` (``Question:``); every other sentence
-is a candidate. Paragraphs end at a blank line, a line without a word (``---``) and a line that
-ends with a colon (``Context:``). The answer is the candidates that best overlap the question,
-in the prompt's order; each question term weighs by its rarity among the candidates (an inverse
-document frequency), so no word list is needed. Terms are casefolded words, and character pairs
-within Chinese, Japanese and Korean runs (no spaces between words). Linear in the prompt's length.
+The question is the last sentence of the last paragraph ending with a question mark (else of
+the last paragraph), without a ``Label:``; every other sentence is a candidate (a paragraph ends
+at a blank line, a line without a word and a line ending with a colon). The answer is the
+candidates that best overlap the question, in the prompt's order, each term weighed by its
+rarity among them (no word list); terms are casefolded words and character pairs in Chinese,
+Japanese and Korean runs. Linear in the prompt's length.
 
 >>> prompt = (
 ...     "Answer from the context only.\\n\\nContext:\\n"

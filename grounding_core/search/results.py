@@ -4,6 +4,7 @@ document's text is the content ``ChunkSearchSpec.document_text`` chooses."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 import re
@@ -57,20 +58,12 @@ def _annotation(annotation: Any) -> AnnotationMetadata:
     )
 
 
-def _copy(value: Any) -> Any:
-    """A copy of a struct value: new dicts and lists all the way down."""
-    if type(value) is dict:
-        return {key: _copy(item) for key, item in value.items()}
-    return [_copy(item) for item in value] if type(value) is list else value
-
-
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 class _Documents:
-    """The struct data of each document, read once per response: the chunks of one search share
-    few documents (100 chunks of the built-in store: 26), and struct data is the costliest part
-    of a chunk to read. Each chunk gets a copy of its own: no two share a dict or a list."""
+    """Each document's struct data, the costliest part of a chunk, read once per response (100
+    chunks of the built-in store: 26 documents); each chunk gets a copy of its own."""
 
     def __init__(self) -> None:
         # document name -> (its metadata message, its struct data, whether every value is flat)
@@ -79,16 +72,15 @@ class _Documents:
     def struct_data(self, name: str, document: Any) -> dict[str, Any]:
         found = self._read.get(name)
         if found is not None and found[0] == document:
-            return dict(found[1]) if found[2] else _copy(found[1])
+            return dict(found[1]) if found[2] else copy.deepcopy(found[1])
         data = struct_field(document, "struct_data") or {}
         self._read[name] = (document, data, all(type(v) in _SCALARS for v in data.values()))
         return data
 
 
 def _slot_setter(cls: type) -> Any:
-    """A function that makes a ``cls`` (a frozen slots dataclass without ``__post_init__``)
-    from every field's value in field order, setting its slots directly: the same record as its
-    ``__init__``'s (a test compares them) in half the time, for every retrieved chunk."""
+    """A ``cls(*every_field)`` that sets the slots of the frozen dataclass directly: the same
+    record in half the time of its ``__init__`` (the k=100 retrieval benchmark needs it)."""
     setters = tuple(cls.__dict__[f.name].__set__ for f in dataclasses.fields(cls))
     new = object.__new__
 

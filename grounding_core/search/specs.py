@@ -96,27 +96,22 @@ class ChunkSearchSpec:
     at most 3) exist only in chunk mode (``search_mode="chunks"``, the default; ``"documents"``
     for structured and website data stores).
 
-    Documents mode only ("Get snippets and extracted content"): ``return_snippet`` (``None``,
-    the default, asks for snippets: they exist on every edition), ``max_extractive_answer_count``
-    (0..5), ``max_extractive_segment_count`` (0..10; the Enterprise edition on Google),
-    ``return_extractive_segment_score``, ``num_previous_segments``/``num_next_segments`` (with
-    segments). ``document_text`` chooses a result's text (``SourceChunk.content``): ``"auto"``
-    (the default) its extractive segments, else its extractive answers, else its snippets, else
-    its struct data; or only ``"extractive_segments"``, ``"extractive_answers"`` (parts joined
-    by a blank line), ``"snippets"`` (without the ``<b>`` highlighting; "No snippet is
-    available" ones left out) or ``"struct_data"`` (``key: value`` lines, sorted), which must be
-    asked for. A result without the chosen content is still returned, with an empty text (its
-    ``derived_struct_data`` keeps all the content).
+    Documents mode only ("Get snippets and extracted content"): ``return_snippet`` (``None``
+    asks for snippets, which every edition has), ``max_extractive_answer_count`` (0..5),
+    ``max_extractive_segment_count`` (0..10; Enterprise edition),
+    ``return_extractive_segment_score``, ``num_previous_segments``/``num_next_segments``.
+    ``document_text`` chooses a result's text: ``"auto"`` its extractive segments, else answers,
+    else snippets, else struct data; or only ``"extractive_segments"``, ``"extractive_answers"``,
+    ``"snippets"`` (without the ``<b>`` highlighting) or ``"struct_data"`` (sorted ``key: value``
+    lines), which must be asked for (a result without it keeps an empty text; its
+    ``derived_struct_data`` has all).
 
     Query: ``spell_correction`` (``"auto"``, Google's default, or ``"suggestion_only"``),
     ``query_expansion`` (``"auto"`` or ``"disabled"``, Google's default) with
-    ``pin_unexpanded_results``; ``canonical_filter`` (in ``filter``'s syntax: the filter under
-    which Google decides whether a query needs expanding; results still pass ``filter``);
-    ``language_code``, ``user_pseudo_id`` (at most 128 characters), ``session`` (a session
-    resource name); ``relevance_filter_spec`` (a ``RelevanceFilterSpec`` dict);
-    ``data_store_specs`` (``DataStoreSpec`` records: an engine over several data stores);
-    ``facet_specs`` (``FacetSpec`` dicts, at most 100, ``FACET_SPEC_EXAMPLE``; the counts come in
-    ``SearchResults.facets``).
+    ``pin_unexpanded_results``; ``canonical_filter`` (the filter under which Google decides
+    whether a query needs expanding); ``language_code``, ``user_pseudo_id`` (at most 128
+    characters), ``session``; ``relevance_filter_spec``; ``data_store_specs`` (an engine over
+    several data stores); ``facet_specs`` (at most 100; counts in ``SearchResults.facets``).
 
     >>> ChunkSearchSpec(k=5, filter='lang: ANY("en")', num_next_chunks=1).k
     5

@@ -1,22 +1,7 @@
 """Rendering grounding results and grounded answers as Markdown: the answer's text, ``[n]``
 markers after each cited claim (numbered in order of first citation), ``**[unsupported]**``
-after each unsupported one (a claim without a span cannot be marked), then the sources.
-
->>> from grounding_core import Claim, CitedChunk, GroundingResult, GroundingSource
->>> cited = CitedChunk("Paris is the capital of France.", source_index=0, fact_index=0)
->>> result = GroundingResult(
-...     "Paris is the capital. It has 90 million people.",
-...     0.5,
-...     (Claim("Paris is the capital.", 0, 21, citation_indices=(0,), citations=(cited,)),
-...      Claim("It has 90 million people.", 22, 47)),
-... )
->>> sources = [GroundingSource("...", {"title": "Paris", "source": "https://en.wikipedia.org/wiki/Paris"})]
->>> print(grounding_markdown(result, sources))
-Paris is the capital.[1] It has 90 million people. **[unsupported]**
-<BLANKLINE>
-**Sources**
-<BLANKLINE>
-1. [Paris](https://en.wikipedia.org/wiki/Paris)
+after each unsupported one (a claim without a span cannot be marked), then the sources (an
+example in ``grounding_core.views``).
 
 The answer, the titles and the URIs are untrusted: shown as the text they are, never as
 Markdown or HTML (``docs/reports.md``). ``printable`` makes control characters visible; ``<``,
@@ -25,6 +10,7 @@ backslash-escaped, and what would open a block at the start of a line (``#``, ``
 ``=``, ``1.``, ``1)``, indentation) is escaped or dropped. A title is one line. Only
 ``http``/``https`` URIs become links (``safe_href``).
 
+>>> from grounding_core import GroundingResult
 >>> hostile = GroundingResult("<script>x()</script>\\n# Big", 1.0, (), cited_chunks=())
 >>> print(grounding_markdown(hostile))
 &lt;script&gt;x()&lt;/script&gt;

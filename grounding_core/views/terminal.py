@@ -1,32 +1,8 @@
 """A grounding check (or a grounded answer) for the terminal, with ``rich``
-(``docs/reports.md``): claims coloured by support level (``LEVEL_STYLES``) and marked
-``[weak]``/``[unsupported]`` (readable without colours). Answer and source text is never read
-as rich markup and goes through ``untrusted.printable`` (an escape sequence is shown, never
-obeyed); titles and URIs are one line each.
-
->>> from rich.console import Console
->>> from grounding_core import CitedChunk, Claim, GroundingResult, GroundingSource
->>> fact = CitedChunk("Paris is the capital of France.", source_index=0, fact_index=0)
->>> result = GroundingResult(
-...     "Paris is the capital. It has [90] million people.",
-...     0.5,
-...     (Claim("Paris is the capital.", 0, 21, citation_indices=(0,), citations=(fact,)),
-...      Claim("It has [90] million people.", 22, 49)),
-... )
->>> sources = [GroundingSource("...", {"title": "Paris", "source": "https://example.org/p"})]
->>> console = Console(width=80, color_system=None)
->>> console.print(grounding_rich(result, sources, min_support_score=0.6))
-Support score 0.50 · below the minimum 0.60
-1 supported · 0 weak · 1 unsupported · 0 not checked
-<BLANKLINE>
-Paris is the capital.[1] It has [90] million people. [unsupported]
-<BLANKLINE>
-Unsupported claims
-  ✘ It has [90] million people.
-<BLANKLINE>
-Sources
-  [1] Paris  https://example.org/p
-"""
+(``docs/reports.md``, an example in ``grounding_core.views``): claims coloured by support level
+(``LEVEL_STYLES``) and marked ``[weak]``/``[unsupported]`` (readable without colours). Answer and
+source text is never read as rich markup and goes through ``untrusted.printable`` (an escape
+sequence is shown, never obeyed); titles and URIs are one line each."""
 
 from __future__ import annotations
 
