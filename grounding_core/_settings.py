@@ -67,7 +67,7 @@ def _check_id(field_name: str, value: object, example: str, pattern: re.Pattern[
         )
     else:
         return
-    raise ConfigurationError(f"{field_name} {problem} (for example {example!r})")
+    raise ConfigurationError(f"{field_name} {problem} (for example {example!r})", field=field_name)
 
 
 def emulator_address(value: object, source: str = "emulator_host") -> str:
@@ -93,7 +93,7 @@ def emulator_address(value: object, source: str = "emulator_host") -> str:
             f"{value!r} is not HOST:PORT: write the address `grounding serve` prints, {example} "
             "(an http:// or grpc:// prefix is accepted)"
         )
-    raise ConfigurationError(f"{source} {problem}")
+    raise ConfigurationError(f"{source} {problem}", field=source)
 
 
 def check_location(location: str) -> str:
@@ -104,7 +104,8 @@ def check_location(location: str) -> str:
             f"location {location!r} is not a Vertex AI Search location: use 'global', 'us' or "
             "'eu' (Google serves Search, AnswerQuery and CheckGrounding there only; a data store "
             "created in 'US (multiple regions)' is in 'us', one in 'EU (multiple regions)' in "
-            "'eu', any other in 'global')"
+            "'eu', any other in 'global')",
+            field="location",
         )
     return location
 
@@ -269,9 +270,9 @@ class RetryPolicy:
         _check_numbers(self)
         for name in ("initial", "maximum", "deadline"):
             if getattr(self, name) <= 0:
-                raise ConfigurationError(f"RetryPolicy.{name} must be > 0 seconds")
+                raise ConfigurationError(f"retry.{name} must be > 0 seconds", field=name)
         if self.multiplier < 1:
-            raise ConfigurationError("RetryPolicy.multiplier must be >= 1")
+            raise ConfigurationError("retry.multiplier must be >= 1", field="multiplier")
 
     def _kwargs(self) -> dict[str, Any]:
         backoff = {"initial": self.initial, "maximum": self.maximum, "multiplier": self.multiplier}
@@ -301,7 +302,9 @@ class CallOptions:
     def __post_init__(self) -> None:
         _check_numbers(self)
         if not self.timeout > 0:
-            raise ConfigurationError(f"timeout must be > 0 seconds, got {self.timeout!r}")
+            raise ConfigurationError(
+                f"timeout must be > 0 seconds, got {self.timeout}", field="timeout"
+            )
         if self.retry is not None and not isinstance(self.retry, RetryPolicy):
             raise ConfigurationError(
                 f"retry must be a RetryPolicy or None, got {type(self.retry).__name__}"

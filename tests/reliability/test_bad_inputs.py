@@ -29,6 +29,7 @@ from grounding_core import (
     RetryPolicy,
     Utf8Offsets,
 )
+from grounding_core.grounding.check import MAX_ANSWER_CHARS, MAX_FACT_CHARS, MAX_FACTS
 from langchain_grounding import (
     DeveloperKnowledgeAnswer,
     DiscoveryEngineRetriever,
@@ -155,7 +156,10 @@ CASES = [
         "4 next chunks",
         lambda e: ChunkSearchSpec(num_next_chunks=4),
         InputError,
-        ["num_next_chunks must be between 0 and 3, got 4"],
+        [
+            "num_next_chunks must be between 0 and 3, got 4",
+            {"field": "num_next_chunks", "limit": 3},
+        ],
     ),
     (
         "neighbours in documents mode",
@@ -173,7 +177,7 @@ CASES = [
         "Developer Knowledge filter of 501 characters",
         lambda e: DeveloperKnowledgeSearchSpec(filter="x" * 501),
         InputError,
-        ["filter has 501 characters", "at most 500"],
+        ["filter has 501 characters", "at most 500", {"field": "filter", "limit": 500}],
     ),
     (
         "empty query",
@@ -193,7 +197,7 @@ CASES = [
             DeveloperKnowledgeConnection(emulator_host=e.address)
         ).search("q" * 501),
         InputError,
-        ["query has 501 characters", "at most 500"],
+        ["query has 501 characters", "at most 500", {"field": "query", "limit": 500}],
     ),
     (
         "unknown boost spec field",
@@ -236,19 +240,26 @@ CASES = [
         "10 MB answer",
         lambda e: check(e, "word " * 2_000_000, ["fact"]),
         InputError,
-        ["CheckGrounding accepts at most 4096"],
+        [
+            "CheckGrounding accepts at most 4096",
+            {"field": "answer_candidate", "limit": MAX_ANSWER_CHARS},
+        ],
     ),
     (
         "201 facts",
         lambda e: check(e, "An answer.", ["fact"] * 201),
         InputError,
-        ["201 non-empty sources", "at most 200"],
+        ["201 non-empty sources", "at most 200", {"field": "facts", "limit": MAX_FACTS}],
     ),
     (
         "20k-character fact",
         lambda e: check(e, "An answer.", ["f" * 20_000]),
         InputError,
-        ["20,000 characters", "at most 10,000"],
+        [
+            "20,000 characters",
+            "at most 10,000",
+            {"field": "facts[0].fact_text", "limit": MAX_FACT_CHARS},
+        ],
     ),
     (
         "lone surrogate in answer",
