@@ -270,9 +270,9 @@ class RetryPolicy:
         _check_numbers(self)
         for name in ("initial", "maximum", "deadline"):
             if getattr(self, name) <= 0:
-                raise ConfigurationError(f"retry.{name} must be > 0 seconds", field=name)
+                raise ConfigurationError(f"RetryPolicy.{name} must be > 0 seconds", field=name)
         if self.multiplier < 1:
-            raise ConfigurationError("retry.multiplier must be >= 1", field="multiplier")
+            raise ConfigurationError("RetryPolicy.multiplier must be >= 1", field="multiplier")
 
     def _kwargs(self) -> dict[str, Any]:
         backoff = {"initial": self.initial, "maximum": self.maximum, "multiplier": self.multiplier}

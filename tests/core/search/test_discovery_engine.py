@@ -160,9 +160,14 @@ def test_without_a_data_store_or_engine_the_environment_names_the_data_store(mon
     [
         ({}, ConfigurationError, None, "no data store and no engine"),
         ({"data_store_id": "d", "engine_id": "e"}, ConfigurationError, None, "both a data store"),
-        ({"data_store_id": "a/b"}, ConfigurationError, None, "data_store 'a/b'"),
+        ({"data_store_id": "a/b"}, ConfigurationError, "data_store", "data_store 'a/b'"),
         ({"engine_id": "e", "collection": None}, ConfigurationError, None, "only valid for data"),
-        ({"data_store_id": "d", "serving_config_id": "a b"}, ConfigurationError, None, "serving"),
+        (
+            {"data_store_id": "d", "serving_config_id": "a b"},
+            ConfigurationError,
+            "serving_config",
+            "serving",
+        ),
         ({"data_store_id": "d", "k": 0}, InputError, "k", "k must be >= 1"),
         ({"data_store_id": "d", "num_next_chunks": 4}, InputError, "num_next_chunks", "0 and 3"),
         ({"data_store_id": "d", "search_mode": "pages"}, InputError, "search_mode", "one of"),
