@@ -41,7 +41,9 @@ class Settings:
 def describe(settings: Settings) -> str:
     """Where the calls of ``settings`` go, and as what."""
     connection = DiscoveryEngineConnection(
-        project_id=settings.project, location=settings.location, emulator_host=settings.emulator_host
+        project_id=settings.project,
+        location=settings.location,
+        emulator_host=settings.emulator_host,
     )
     store = DiscoveryEngineTarget(
         project=settings.project, data_store=settings.data_store, location=settings.location

@@ -57,7 +57,7 @@ class _Settings(StrictArguments):
     timeout: float = Field(default=DEFAULT_TIMEOUT, description="seconds per attempt")
     retry: RetryPolicy | None = Field(
         default=DEFAULT_RETRY,
-        description="backoff on UNAVAILABLE/RESOURCE_EXHAUSTED/INTERNAL/DEADLINE_EXCEEDED; "
+        description="backoff on UNAVAILABLE/RESOURCE_EXHAUSTED/DEADLINE_EXCEEDED (never INTERNAL); "
         "None disables retries",
     )
 

@@ -85,7 +85,7 @@ def _slot_setter(cls: type) -> Any:
     new = object.__new__
 
     def build(*values: Any) -> Any:
-        record = new(cls)
+        record: Any = new(cls)
         for setter, value in zip(setters, values, strict=True):
             setter(record, value)
         return record

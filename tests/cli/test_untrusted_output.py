@@ -16,8 +16,7 @@ import pytest
 from grounding_emulator import CorpusStore, EmulatorServer
 from tests.cli.invoke import run
 from tests.conftest import write_corpus
-from tests.core.hostile_text import CLEAR, OSC_TITLE, PWNED
-from tests.core.hostile_text import OBEYED, assert_inert
+from tests.core.hostile_text import CLEAR, OBEYED, OSC_TITLE, PWNED, assert_inert
 
 SHOWN_OSC = "\u241b]0;OWNED-WINDOW\u2407"
 SHOWN_CLEAR = "\u241b[2J\u241b[H"
