@@ -454,11 +454,11 @@ def test_a_name_that_ends_with_its_digest_is_numbered_not_digested_again():
         (" \n", [], ("EMPTY_ANSWER",)),
         ("Yes.", [], ()),
         ("", ["NO_RELEVANT_CONTENT"], ("NO_RELEVANT_CONTENT",)),
-        ("Not now.", iter(["A", "B"]), ("A", "B")),
+        ("Not now.", ["A", "B"], ("A", "B")),
     ],
 )
 def test_skipped_reasons_are_the_services_or_empty_answer(text, reasons, expected):
-    assert skipped_reasons(text, reasons) == expected
+    assert skipped_reasons(text, iter(reasons)) == expected  # any iterable, read once
 
 
 # -- segments ------------------------------------------------------------------------------------
