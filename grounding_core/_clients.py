@@ -2,7 +2,7 @@
 
 Calls go (as Google's Firestore client picks) to an emulator given as ``emulator_host=`` or read
 once from ``$DISCOVERYENGINE_EMULATOR_HOST`` / ``$DEVELOPERKNOWLEDGE_EMULATOR_HOST`` (insecure
-gRPC, anonymous credentials), else to ``client_options.api_endpoint``, else to Google's (regional
+gRPC, no credentials), else to ``client_options.api_endpoint``, else to Google's (regional
 in ``us`` and ``eu``). Pickles and copies hold the settings (credentials and client options as
 given; the repr never shows them) and build their own clients.
 
@@ -20,7 +20,9 @@ import copy
 import logging
 import os
 import pickle
+import socket
 import threading
+import time
 import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, TypedDict, TypeVar, cast
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, TypedDict, TypeVar, c
 import grpc
 from google.api_core import exceptions as core_exceptions
 from google.api_core.client_options import ClientOptions
-from google.auth.credentials import AnonymousCredentials, Credentials
+from google.auth.credentials import Credentials
 from google.auth.exceptions import DefaultCredentialsError
 
 from ._errors import ConfigurationError, ServiceUnavailableError
@@ -82,8 +84,6 @@ _UNPICKLABLE = {
 
 
 class _Guard:
-    channel: Any = None  # set right after the channel is built
-
     def __init__(self, host: str) -> None:
         self.host = host
 
@@ -105,18 +105,31 @@ class _Guard:
 class _RefusedConnection(_Guard, grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
     def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         outcome = continuation(details, request)
-        if outcome.code() is grpc.StatusCode.UNAVAILABLE:
-            ready = grpc.channel_ready_future(self.channel)
-            try:
-                ready.result(timeout=EMULATOR_CONNECT_TIMEOUT)
-            except grpc.FutureTimeoutError:
-                self.refuse(details.method, outcome)
-            finally:
-                ready.cancel()
+        if outcome.code() is grpc.StatusCode.UNAVAILABLE and not _accepts_connections(self.host):
+            self.refuse(details.method, outcome)
         return outcome
 
 
+def _accepts_connections(host: str) -> bool:
+    """Whether something at ``HOST:PORT`` accepts a TCP connection within
+    ``EMULATOR_CONNECT_TIMEOUT``."""
+    # A socket, not grpc.channel_ready_future: after two UNAVAILABLEs in a row that future leaves
+    # gRPC's connectivity poller armed, and a close() soon after makes its thread raise.
+    name, _, port = host.rpartition(":")
+    deadline = time.monotonic() + EMULATOR_CONNECT_TIMEOUT
+    while True:
+        try:
+            with socket.create_connection((name.strip("[]"), int(port)), EMULATOR_CONNECT_TIMEOUT):
+                return True
+        except OSError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+
+
 class _AsyncRefusedConnection(_Guard, grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    channel: Any = None  # set right after the channel is built
+
     async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         call = await continuation(details, request)
         if await call.code() is grpc.StatusCode.UNAVAILABLE:
@@ -135,14 +148,13 @@ def emulator_channel(host: str, *, asynchronous: bool) -> Any:
     on which an UNAVAILABLE call whose channel cannot connect within ``EMULATOR_CONNECT_TIMEOUT``
     fails for good (``ServiceUnavailableError``, never retried) instead of being retried until
     the deadline; an UNAVAILABLE the emulator sends is retried."""
-    guard: _Guard
     if asynchronous:
         guard = _AsyncRefusedConnection(host)
         guard.channel = grpc.aio.insecure_channel(host, options=_OPTIONS, interceptors=[guard])
         return guard.channel
-    guard = _RefusedConnection(host)
-    guard.channel = grpc.insecure_channel(host, options=_OPTIONS)
-    return grpc.intercept_channel(guard.channel, guard)
+    return grpc.intercept_channel(
+        grpc.insecure_channel(host, options=_OPTIONS), _RefusedConnection(host)
+    )
 
 
 class DeveloperKnowledgeConnectionArgs(TypedDict, total=False):
@@ -254,16 +266,13 @@ class _Connection:
 
     def _build(self, cls: Any, clients: dict[type, Any], channel: Any, asynchronous: bool) -> Any:
         label = "grpc_asyncio" if asynchronous else "grpc"
-        if channel is not None:
-            anonymous = AnonymousCredentials()  # type: ignore[no-untyped-call]
-            transport = cls.get_transport_class(label)
-            client = cls(transport=transport(channel=channel, credentials=anonymous))
+        if channel is not None:  # Google's transports ignore credentials given a channel
+            client = cls(transport=cls.get_transport_class(label)(channel=channel))
         else:
             options = copy.copy(self._client_options)
             options.api_endpoint = self.endpoint
-            given = {} if self._credentials is None else {"credentials": self._credentials}
             try:
-                client = cls(client_options=options, transport=label, **given)
+                client = cls(client_options=options, transport=label, credentials=self._credentials)
             except DefaultCredentialsError as exc:
                 raise ConfigurationError(
                     f"no Google Cloud credentials for {self.endpoint}: run `gcloud auth "

@@ -160,7 +160,7 @@ def tool_validation_message(tool_name: str, error: ValidationError) -> str:
     argument, and the request to call again."""
     problems = "; ".join(
         f"{'.'.join(str(part) for part in line['loc']) or 'arguments'}: {line['msg']}"
-        for line in error.errors(include_url=False, include_input=False)
+        for line in error.errors()
     )
     return f"Invalid arguments for {tool_name}: {problems}. Call it again with valid arguments."
 

@@ -55,7 +55,7 @@ def extractive_answer(
         return invent
     # A full-width end needs no space after it: the split leaves an empty last piece.
     pieces = _SENTENCE_END.split(paragraphs.pop(asked[-1] if asked else -1))
-    *before, question = [piece for piece in pieces if piece] or [""]
+    *before, question = [piece for piece in pieces if piece]
     paragraphs.extend(before)  # the question's own paragraph may hold an instruction
     candidates = list(dict.fromkeys(s for p in paragraphs for s in _sentences(p)))
     question = _LABEL.sub("", question)

@@ -147,7 +147,7 @@ def _ranked(
             # or 0.0001), so that 0.67 is 0.67.
             ranked.append(RankedRecord(index, records[index].id, round(item.score, 4)))
     ranked.sort(key=lambda r: (-r.score, r.index))
-    return ranked if spec.top_n is None else ranked[: spec.top_n]
+    return ranked[: spec.top_n]
 
 
 class DiscoveryEngineRanking:

@@ -156,7 +156,7 @@ def discovery_engine_answer(pb: Any) -> GroundedAnswer:
     turns."""
     answer = answer_from_discovery_engine(pb.answer, session=pb.session.name)
     turns = tuple(_turn(turn, pb.session.name) for turn in pb.session.turns)
-    return dataclasses.replace(answer, turns=turns) if turns else answer
+    return dataclasses.replace(answer, turns=turns)
 
 
 class AnswerAssembler:

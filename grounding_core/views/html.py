@@ -142,7 +142,7 @@ class _Page:
         score, verdict, state, meter, question = self.text.score, "", "gk-unknown", "", ""
         if self.verdict is not None:
             passed, words = self.verdict
-            verdict = f'<span class="gk-verdict">{_text(words)}</span>' if words else ""
+            verdict = f'<span class="gk-verdict">{_text(words)}</span>'
             state = "gk-passed" if passed else "gk-failed"
         if score is not None:
             low = f' low="{self.min_score:.3f}"' if self.min_score is not None else ""

@@ -85,12 +85,15 @@ def test_text_utf8_can_carry_is_returned_as_it_is(text):
         ("\ud83d\ude00", "D83D", 0),  # a pair written as two code points is two lone halves
     ],
 )
-def test_a_lone_surrogate_is_named_with_its_position(text, code, position):
+def test_a_lone_surrogate_is_named_with_its_position_and_what_to_do(text, code, position):
     error = refusal(check_wire_text, "ChunkSearchSpec.filter", text)
     assert (error.field, error.limit) == ("ChunkSearchSpec.filter", None)
     assert str(error).startswith(
         f"ChunkSearchSpec.filter holds a lone surrogate (U+{code}) at character {position}, "
         f"{LONE} and cannot be sent"
+    )
+    assert str(error).endswith(
+        ": decode the text properly (both halves of a surrogate pair) or remove it"
     )
 
 
@@ -217,7 +220,7 @@ def test_a_value_not_among_the_choices_names_them(value, shown):
 # -- check_request_size ----------------------------------------------------------------------------
 
 
-def test_a_request_of_exactly_ten_mib_passes_and_one_byte_more_is_refused():
+def test_a_request_of_exactly_ten_mib_passes_and_one_byte_more_is_refused_saying_what_to_cut():
     assert MAX_REQUEST_BYTES == 10 * 1024 * 1024
     request = de.CheckGroundingRequest.pb()(answer_candidate="a")
     overhead = request.ByteSize()
@@ -232,6 +235,7 @@ def test_a_request_of_exactly_ten_mib_passes_and_one_byte_more_is_refused():
         "the CheckGrounding request is 10,485,761 bytes; Google's API front end refuses "
         "requests over 10,485,760 bytes (10 MiB)"
     )
+    assert str(error).endswith(": send fewer or smaller sources and metadata, or shorter texts")
 
 
 # -- check_fields ----------------------------------------------------------------------------------
@@ -578,6 +582,8 @@ PATH = "sources[3].metadata"
 CYCLE = "is circular (it contains itself): break the cycle"
 NOT_UTF8 = "is bytes that are not UTF-8 text: decode it"
 SURROGATE = "holds a lone surrogate"
+REMOVE = "decode the text properly or remove it"
+STRING_KEYS = "use string keys (JSON objects have only string keys)"
 TOO_DEEP = "is nested more than 64 levels deep: flatten it"
 
 
@@ -589,11 +595,13 @@ TOO_DEEP = "is nested more than 64 levels deep: flatten it"
         (deep(MAX_METADATA_DEPTH - 1), f"{PATH}['k'][0][0]...[0][0]", TOO_DEEP),
         ({"raw": b"\xff\xfe"}, f"{PATH}['raw']", NOT_UTF8),
         ({"raw": b"\xed\xa0\x80"}, f"{PATH}['raw']", NOT_UTF8),
-        ({(1, 2): "x"}, PATH, "has a key of type tuple: use string keys"),
+        ({(1, 2): "x"}, PATH, f"has a key of type tuple: {STRING_KEYS}"),
         ({"in": {True: 1}}, f"{PATH}['in']", "has a key of type bool: use string keys"),
         ({"in": {None: 1}}, f"{PATH}['in']", "has a key of type NoneType: use string keys"),
-        ({"tags": ["ok", "bad\udfff"]}, f"{PATH}['tags'][1]", f"{SURROGATE} (U+DFFF), {LONE}"),
-        ({"x" * 50: {"k\ud800": 1}}, f"{PATH}['{'x' * 36}...]", f"{SURROGATE} (U+D800), {LONE}"),
+        ({"tags": ["ok", "bad\udfff"]}, f"{PATH}['tags'][1]",
+         f"{SURROGATE} (U+DFFF), {LONE}: {REMOVE}"),
+        ({"x" * 50: {"k\ud800": 1}}, f"{PATH}['{'x' * 36}...]",
+         f"{SURROGATE} (U+D800), {LONE}: {REMOVE}"),
     ],
     ids=["circular-dict", "circular-list", "too-deep", "bytes", "surrogate-bytes", "tuple-key",
          "bool-key", "none-key", "surrogate-value", "surrogate-key"],

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import socket
 import threading
+import time
 from concurrent import futures
 
 import grpc
@@ -268,6 +269,9 @@ def test_client_options_with_an_unknown_key_are_refused():
     error = refusal(DiscoveryEngineConnection, project_id="p", client_options={"nope": 1})
     assert str(error).startswith("client_options has an unknown key (")
     assert "nope" in str(error)
+    assert str(error).endswith(
+        "; see google.api_core.client_options.ClientOptions for the accepted keys"
+    )
     assert isinstance(error.__cause__, TypeError)
 
 
@@ -330,13 +334,29 @@ def test_no_emulator_in_an_empty_variable_or_an_empty_argument(monkeypatch):
 )
 def test_a_bad_address_in_the_variable_is_named_as_the_variable(monkeypatch, variable, build):
     monkeypatch.setenv(variable, "https://127.0.0.1:8124")
-    assert str(refusal(build)).startswith(f"${variable} 'https://127.0.0.1:8124' uses https://")
+    error = refusal(build)
+    assert str(error).startswith(f"${variable} 'https://127.0.0.1:8124' uses https://")
+    assert error.field == f"${variable}"
+
+
+@pytest.mark.parametrize(
+    ("variable", "build"),
+    [
+        (DISCOVERYENGINE_EMULATOR_HOST, DiscoveryEngineConnection),
+        (DEVELOPERKNOWLEDGE_EMULATOR_HOST, DeveloperKnowledgeConnection),
+    ],
+)
+def test_a_bad_address_given_as_an_argument_is_named_as_the_argument(monkeypatch, variable, build):
+    monkeypatch.setenv(variable, "127.0.0.1:8124")  # a good one: the argument is what is refused
+    error = refusal(build, emulator_host="https://127.0.0.1:8125")
+    assert str(error).startswith("emulator_host 'https://127.0.0.1:8125' uses https://")
+    assert error.field == "emulator_host"
 
 
 # -- Google's clients: built once, shared channel, per event loop, closed --------------------------
 
 
-def test_emulator_clients_are_built_once_on_one_channel():
+def test_emulator_clients_are_built_once_on_one_channel_without_credentials(no_credentials):
     connection = DiscoveryEngineConnection(emulator_host="127.0.0.1:9")
     search_client = connection.client(de.SearchServiceClient)
     check_client = connection.client(de.GroundedGenerationServiceClient)
@@ -353,17 +373,31 @@ def test_emulator_clients_are_built_once_on_one_channel():
     connection.close()
 
 
-def test_google_clients_built_in_threads_at_once_are_one(emulator):
-    connection = DiscoveryEngineConnection(emulator_host=emulator.address)
+class SlowSearchClient(de.SearchServiceClient):
+    """A Google client that takes a while to build: long enough for other threads to ask for
+    it meanwhile. Counts how many are built."""
+
+    built = 0
+
+    def __init__(self, **kwargs):
+        type(self).built += 1
+        time.sleep(0.05)
+        super().__init__(**kwargs)
+
+
+def test_google_clients_built_in_threads_at_once_are_one():
+    connection = DiscoveryEngineConnection(emulator_host="127.0.0.1:9")
     barrier = threading.Barrier(8)
 
     def build(_):
         barrier.wait()
-        return connection.client(de.SearchServiceClient)
+        return connection.client(SlowSearchClient)
 
+    SlowSearchClient.built = 0
     with futures.ThreadPoolExecutor(8) as pool:
         built = list(pool.map(build, range(8)))
     assert len({id(client) for client in built}) == 1
+    assert SlowSearchClient.built == 1
     connection.close()
 
 
@@ -458,6 +492,44 @@ async def test_close_and_aclose_close_every_google_client(emulated):
     for client, method in zip(aclients, ("search", "answer_query"), strict=True):
         with pytest.raises(grpc.aio.UsageError, match="Channel is closed"):
             await getattr(client, method)(request={}, timeout=1)
+
+
+class UnbuildableSearchClient(de.SearchServiceClient):
+    def __init__(self, **kwargs):
+        raise RuntimeError("this client cannot be built")
+
+
+class UnbuildableSearchAsyncClient(de.SearchServiceAsyncClient):
+    def __init__(self, **kwargs):
+        raise RuntimeError("this client cannot be built")
+
+
+async def test_close_and_aclose_close_the_emulator_channel_even_if_no_client_was_built(
+    monkeypatch,
+):
+    opened = []
+
+    def recorded(build):
+        def channel(*args, **kwargs):
+            opened.append(build(*args, **kwargs))
+            return opened[-1]
+
+        return channel
+
+    monkeypatch.setattr(grpc, "insecure_channel", recorded(grpc.insecure_channel))
+    monkeypatch.setattr(grpc.aio, "insecure_channel", recorded(grpc.aio.insecure_channel))
+    connection = DiscoveryEngineConnection(emulator_host="127.0.0.1:9")
+    with pytest.raises(RuntimeError, match="cannot be built"):
+        connection.client(UnbuildableSearchClient)
+    with pytest.raises(RuntimeError, match="cannot be built"):
+        connection.async_client(UnbuildableSearchAsyncClient)
+    connection.close()
+    await connection.aclose()
+    channel, achannel = opened
+    with pytest.raises(ValueError, match="closed channel"):
+        channel.unary_unary("/t.T/Big")(b"", timeout=1)
+    with pytest.raises(grpc.aio.UsageError, match="Channel is closed"):
+        await achannel.unary_unary("/t.T/Big")(b"", timeout=1)
 
 
 def test_building_a_client_is_logged_once(caplog):
@@ -636,14 +708,6 @@ async def test_the_timeout_bounds_each_attempt(emulator, kind):
     await connection.aclose()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: a sync emulator channel's refused-connection guard calls "
-    "grpc.channel_ready_future for every UNAVAILABLE; after two or more in a row, gRPC's "
-    "connectivity poller stays armed to connect, and close() within 0.2 s makes that "
-    "background thread raise 'ValueError: Cannot invoke RPC: Channel closed!' (printed as "
-    "an unhandled thread exception)",
-)
 def test_closing_a_connection_right_after_retried_unavailables_raises_nothing(
     emulator, monkeypatch
 ):
@@ -719,6 +783,7 @@ async def test_a_stopped_emulator_fails_at_once_with_the_default_retry(closed_po
         assert message.startswith(f"no emulator answers on {closed_port} ({rpc}: ")
         assert "within 3 s" in message
         assert "grounding serve" in message
+        assert "(or `grounding_emulator.EmulatorServer` in Python)" in message
         assert f"${variable}" in message
         cause = error.__cause__
         assert type(cause) is core_exceptions.ServiceUnavailable

@@ -152,7 +152,7 @@ SIZE_ERRORS = [
 
 
 @pytest.mark.parametrize(("google_error", "sizes", "words"), SIZE_ERRORS)
-def test_a_message_over_a_size_limit_is_an_invalid_request_with_its_sizes(
+def test_a_message_over_a_size_limit_is_an_invalid_request_with_its_sizes_and_what_to_cut(
     google_error, sizes, words
 ):
     assert message_too_large(google_error) == sizes
@@ -160,7 +160,9 @@ def test_a_message_over_a_size_limit_is_an_invalid_request_with_its_sizes(
     assert type(error) is InvalidRequestError
     assert error.cause is google_error
     assert str(error).startswith(f"Search on r failed: {words}: ")
-    assert "send fewer or smaller" in str(error)
+    assert str(error).endswith(
+        ": send fewer or smaller facts or metadata, or ask for fewer results per page"
+    )
 
 
 @pytest.mark.parametrize(

@@ -203,7 +203,7 @@ def test_a_request_with_the_default_spec_leaves_model_top_n_and_labels_unset():
     ("records", "words"),
     [
         ([], r"^records is empty: give the records to rank"),
-        ([RankingRecord()], r"records\[0\] has neither a title nor a content"),
+        ([RankingRecord()], r"records\[0\] has neither a title nor a content: Rank needs"),
         ([RankingRecord("a"), RankingRecord(id="x")], r"records\[1\] has neither"),
         (["text"], r"records\[0\] must be a RankingRecord, got str"),
         ([RankingRecord(content="a"), {"title": "t"}], r"records\[1\] must be a RankingRecord"),

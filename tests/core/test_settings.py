@@ -186,9 +186,12 @@ def test_a_session_resource_name_is_kept_when_it_belongs_to_the_target():
     other = "projects/42/locations/us/collections/c/engines/other/sessions/7"
     error = refusal(engine.session_path, other)
     assert f"session {other!r} is not a session of {engine.parent_path}" in str(error)
+    assert str(error).endswith(": continue it with the engine or data store that created it")
     error = refusal(engine.session_path, f"{named}/answers/1")
     assert str(error).startswith(f"session {named + '/answers/1'!r} {ID_RULE}")
-    assert str(refusal(engine.session_path, "a b")).startswith(f"session 'a b' {ID_RULE}")
+    error = refusal(engine.session_path, "a b")
+    assert str(error).startswith(f"session 'a b' {ID_RULE}")
+    assert str(error).endswith("(for example '-')")
 
 
 def test_a_collection_named_locations_keeps_its_sessions():
@@ -200,6 +203,9 @@ def test_a_collection_named_locations_keeps_its_sessions():
 
 D = {"project": "p", "data_store": "d"}
 E = {"project": "p", "engine": "e"}
+ONE_OF_THEM = "give a data store id or an engine (app) id, exactly one of them"
+GIVEN_BOTH = "were given: a search goes to one serving config, give exactly one of them"
+IN_A = "engines live in a collection (use the default 'default_collection')"
 
 
 @pytest.mark.parametrize(
@@ -212,12 +218,12 @@ E = {"project": "p", "engine": "e"}
         ({**D, "location": "x.y"}, f"location 'x.y' {ID_RULE}"),
         ({**D, "location": None}, "location must be a string, got NoneType"),
         ({**D, "location": ""}, "location is empty"),
-        ({"project": "p"}, "no data store and no engine"),
-        ({**D, "engine": "e"}, "both a data store ('d') and an engine ('e')"),
+        ({"project": "p"}, f"no data store and no engine: {ONE_OF_THEM}"),
+        ({**D, "engine": "e"}, f"both a data store ('d') and an engine ('e') {GIVEN_BOTH}"),
         ({**D, "data_store": "d.x"}, f"data_store 'd.x' {ID_RULE}"),
         ({**D, "data_store": "a/b"}, f"data_store 'a/b' {ID_RULE}"),
         ({**E, "engine": "e.x"}, f"engine 'e.x' {ID_RULE}"),
-        ({**E, "collection": None}, "collection=None is only valid for data stores"),
+        ({**E, "collection": None}, f"collection=None is only valid for data stores: {IN_A}"),
         ({**D, "collection": "c.x"}, f"collection 'c.x' {ID_RULE}"),
         ({**E, "collection": "c.x"}, f"collection 'c.x' {ID_RULE}"),
         ({**D, "serving_config": "s.x"}, f"serving_config 's.x' {ID_RULE}"),
@@ -257,7 +263,10 @@ def test_ids_up_to_127_characters_and_domain_scoped_projects():
     assert DiscoveryEngineTarget(project="p", data_store=longest).data_store == longest
     assert DiscoveryEngineTarget(project="1234", data_store="9").project == "1234"
     for bad in ("a" * 128, "-a", "_a", "a:b"):
-        assert ID_RULE in str(refusal(DiscoveryEngineTarget, project="p", data_store=bad))
+        error = refusal(DiscoveryEngineTarget, project="p", data_store=bad)
+        assert f"{ID_RULE}: use letters, digits, '-' and '_' only, up to 127 characters (" in (
+            str(error)
+        )
     assert ID_RULE in str(refusal(DiscoveryEngineTarget, project="-p", data_store="d"))
 
 
@@ -307,7 +316,12 @@ def test_from_serving_config_fills_every_field_and_round_trips(name, expected):
 def test_a_malformed_serving_config_name_lists_the_three_forms(name):
     error = refusal(DiscoveryEngineTarget.from_serving_config, name)
     assert f"serving config name {name!r} is not one of the three forms" in str(error)
-    assert "projects/{p}/locations/{l}/dataStores/{d}/servingConfigs/{s}" in str(error)
+    first, second, third = (
+        "projects/{p}/locations/{l}/collections/{c}/dataStores/{d}/servingConfigs/{s}",
+        "projects/{p}/locations/{l}/collections/{c}/engines/{e}/servingConfigs/{s}",
+        "projects/{p}/locations/{l}/dataStores/{d}/servingConfigs/{s}",
+    )
+    assert str(error).endswith(f" three forms {first}, {second} or {third}")
 
 
 def test_replace_keeps_the_other_fields_and_validates_again():
@@ -325,6 +339,12 @@ def test_the_documented_locations_are_accepted():
     assert [check_location(location) for location in LOCATIONS] == ["global", "us", "eu"]
 
 
+SERVED_THERE_ONLY = (
+    "use 'global', 'us' or 'eu' (Google serves Search, AnswerQuery and CheckGrounding there only"
+)
+MULTI_REGIONS = "created in 'US (multiple regions)' is in 'us', one in 'EU (multiple regions)' in"
+
+
 @pytest.mark.parametrize(
     "build",
     [
@@ -340,10 +360,14 @@ def test_the_documented_locations_are_accepted():
     ],
     ids=["check", "target", "replace", "serving-config", "config-path", "connection", "emulator"],
 )
-def test_other_locations_are_refused_everywhere(build):
+def test_other_locations_are_refused_everywhere_naming_the_three(build):
     error = refusal(build)
-    assert "location 'us-central1' is not a Vertex AI Search location" in str(error)
-    assert "'global', 'us' or 'eu'" in str(error)
+    assert error.field == "location"
+    message = str(error)
+    assert "location 'us-central1' is not a Vertex AI Search location" in message
+    assert SERVED_THERE_ONLY in message
+    assert MULTI_REGIONS in message
+    assert message.endswith(" in 'eu', any other in 'global')")
 
 
 @pytest.mark.parametrize("location", ["US", "Global", "europe-west1", "asia"])
@@ -354,7 +378,9 @@ def test_case_and_regions_matter(location):
 def test_malformed_locations_keep_their_own_refusals():
     assert "location is empty" in str(refusal(check_location, ""))
     assert "location must be a string, got NoneType" in str(refusal(check_location, None))
-    assert f"location 'e.u' {ID_RULE}" in str(refusal(check_location, "e.u"))
+    error = refusal(check_location, "e.u")
+    assert f"location 'e.u' {ID_RULE}" in str(error)
+    assert str(error).endswith("(for example 'global')")
 
 
 @pytest.mark.parametrize(
@@ -376,6 +402,7 @@ def test_config_path_builds_a_config_name(arguments, path):
     [
         (("", "global", "grounding", "g"), "project is empty"),
         (("p/q", "global", "grounding", "g"), f"project 'p/q' {ID_RULE}"),
+        (("p/q", "global", "ranking", "r"), "(for example 'my-project')"),
         (("p", "e.u", "grounding", "g"), f"location 'e.u' {ID_RULE}"),
         (("p", "eu", "grounding", "g.x"), f"grounding_config 'g.x' {ID_RULE}"),
         (("p", "eu", "ranking", "r.x"), "(for example 'default_ranking_config')"),
@@ -408,9 +435,13 @@ def test_plaintext_prefixes_and_a_trailing_slash_are_dropped(written, address):
     "written",
     ["127.0.0.1", "localhost:", "http://127.0.0.1:8123/v1", "a:0", "a:65536", "::1:80", "a b:1"],
 )
-def test_anything_but_host_port_is_refused_naming_the_setting(written):
+def test_anything_but_host_port_is_refused_naming_the_setting_and_what_to_write(written):
     error = refusal(emulator_address, written, "--emulator-host")
+    assert error.field == "--emulator-host"
     assert f"--emulator-host {written!r} is not HOST:PORT" in str(error)
+    assert str(error).endswith(
+        "for example 127.0.0.1:8123 (an http:// or grpc:// prefix is accepted)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -419,14 +450,17 @@ def test_anything_but_host_port_is_refused_naming_the_setting(written):
 )
 def test_https_is_refused_saying_what_to_write(written, suggested):
     error = refusal(emulator_address, written, "--emulator-host")
+    assert error.field == "--emulator-host"
     assert f"--emulator-host {written!r} uses https://" in str(error)
     assert f"write {suggested}" in str(error)
 
 
 def test_a_non_string_address_is_refused_by_its_type():
     error = refusal(emulator_address, 8123)
-    assert "emulator_host must be a string HOST:PORT" in str(error)
-    assert "got int" in str(error)
+    assert error.field == "emulator_host"
+    assert "emulator_host must be a string HOST:PORT (for example 127.0.0.1:8123), got int" in (
+        str(error)
+    )
 
 
 def test_an_address_with_a_password_is_refused_without_echoing_it():
@@ -595,8 +629,11 @@ def test_retry_policy_boundaries():
         assert getattr(RetryPolicy(**{name: 3}), name) == 3  # an int is a number
         for bad in (0, -1):
             error = refusal(RetryPolicy, **{name: bad})
+            assert error.field == name
             assert f"RetryPolicy.{name} must be > 0 seconds" in str(error)
-    assert "RetryPolicy.multiplier must be >= 1" in str(refusal(RetryPolicy, multiplier=0.99))
+    error = refusal(RetryPolicy, multiplier=0.99)
+    assert error.field == "multiplier"
+    assert str(error).startswith("RetryPolicy.multiplier must be >= 1")
 
 
 @pytest.mark.parametrize("name", ["initial", "maximum", "multiplier", "deadline"])
@@ -649,7 +686,9 @@ def test_call_options_boundaries_and_refusals():
     assert CallOptions(timeout=0.01).timeout == 0.01
     assert CallOptions(timeout=3).timeout == 3
     for bad in (0, -1):
-        assert f"timeout must be > 0 seconds, got {bad}" in str(refusal(CallOptions, timeout=bad))
+        error = refusal(CallOptions, timeout=bad)
+        assert error.field == "timeout"
+        assert f"timeout must be > 0 seconds, got {bad}" in str(error)
     for bad, shown in (
         (True, "bool"),
         ("5", "str"),
@@ -692,6 +731,9 @@ def test_no_project_anywhere_is_a_clear_error(no_project):
     error = refusal(resolve_project, None, emulator=False)
     assert str(error).startswith("no project id")
     assert "GOOGLE_CLOUD_PROJECT" in str(error)
+    assert str(error).endswith(
+        "or run `gcloud auth application-default login` so that the default credentials name one"
+    )
     assert error.__cause__ is not None
 
 
@@ -702,7 +744,10 @@ def test_credentials_that_name_no_project(no_project, tmp_path):
     path.write_text(json.dumps(user), encoding="utf-8")
     no_project.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(path))
     error = refusal(resolve_project, None, emulator=False)
-    assert "the default credentials name no project" in str(error)
+    assert str(error).startswith(
+        "no project id: the default credentials name no project; pass project_id=... "
+    )
+    assert str(error).endswith(" or set GOOGLE_CLOUD_PROJECT")
     assert error.__cause__ is None
 
 

@@ -1102,3 +1102,30 @@ async def test_every_page_of_sessions_is_listed(connection):
     for name in created:
         answering.delete_session(name)
     assert answering.list_sessions(filter=mine) == ()
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+async def test_a_later_page_of_sessions_that_fails_raises_a_translated_error(
+    connection, emulator, monkeypatch, asynchronous
+):
+    # Pages after the first are fetched as the listing is read: their errors are translated too.
+    answering = DiscoveryEngineAnswerQuery(connection, engine_id="test-app")
+    user = visitor()
+    created = [answering.create_session(user_pseudo_id=user).name for _ in range(51)]
+    next_fault = emulator.faults.next_fault
+    pages = []
+
+    def fail_the_second_page(path):
+        fault = next_fault(path)
+        if path.endswith("/ListSessions") and not pages:  # the first page: fail the next one
+            pages.append(path)
+            emulator.faults.fail("ListSessions", code=TRANSIENT, times=1)
+        return fault
+
+    monkeypatch.setattr(emulator.faults, "next_fault", fail_the_second_page)
+    listing = answering.alist_sessions if asynchronous else answering.list_sessions
+    with pytest.raises(ServiceUnavailableError, match=f"ListSessions on {ENGINE.parent_path}"):
+        await result_of(listing, filter=f'user_pseudo_id = "{user}"')
+    assert (len(pages), emulator.faults.pending) == (1, 0)
+    for name in created:
+        answering.delete_session(name)

@@ -509,6 +509,15 @@ def test_the_response_session_and_its_turns_reach_the_answer():
     assert (sessionless.session, sessionless.turns) == ("", ())
 
 
+def test_a_turns_detailed_answer_in_a_response_is_of_the_response_session():
+    response = de.AnswerQueryResponse(
+        answer={"answer_text": "Yes."},
+        session={"name": SESSION, "turns": [{"query": {"text": "q"}, "detailed_answer": {}}]},
+    )
+    (turn,) = discovery_engine_answer(pb(response)).turns
+    assert turn.detailed_answer.session == SESSION
+
+
 # -- the assembler of a stream ---------------------------------------------------------------
 
 STREAMING, SUCCEEDED = de.Answer.State.STREAMING, de.Answer.State.SUCCEEDED

@@ -239,6 +239,14 @@ def test_settings_within_their_bounds_are_accepted(policy, max_concurrent, min_c
     assert check_stream_settings(policy, max_concurrent, min_chars) is None
 
 
+# The error's field and limit (the highest value allowed; a policy has none).
+SETTING_LIMITS = {
+    "on_unsupported_claim": None,
+    "max_concurrent_checks": MAX_CONCURRENT_CHECKS_LIMIT,
+    "claim_min_chars": 10_000,
+}
+
+
 @pytest.mark.parametrize(
     ("policy", "max_concurrent", "min_chars", "start", "end"),
     [
@@ -255,6 +263,8 @@ def test_settings_within_their_bounds_are_accepted(policy, max_concurrent, min_c
 def test_a_bad_setting_is_named_without_its_value(policy, max_concurrent, min_chars, start, end):
     with pytest.raises(ConfigurationError) as info:
         check_stream_settings(policy, max_concurrent, min_chars)
+    field = start.split()[0]
+    assert (info.value.field, info.value.limit) == (field, SETTING_LIMITS[field])
     message = str(info.value)
     assert message.startswith(start)
     assert message.endswith(end)
@@ -403,6 +413,24 @@ def test_a_sync_stream_checks_each_piece_once_the_sources_are_known(check):
     assert claims.verdicts == verdicts
     assert claims.ready() == []
     assert (claims.stopped, claims.stop_verdict) == (False, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "statuses", "status"),
+    [
+        (f"{GREETING} {LARGEST}", ["not_checked", "supported"], "supported"),
+        (f"{LARGEST} {MADE_UP}", ["supported", "unsupported"], "unsupported"),
+        ("…", [], "not_checked"),  # no claim in it
+    ],
+    ids=["supported-over-not-checked", "unsupported-over-supported", "no-claim"],
+)
+def test_a_pieces_status_is_its_worst_claims(check, text, statuses, status):
+    claims = ClaimStream(check, min_chars=len(text))  # the text is one piece
+    claims.set_sources(*SOURCES)
+    claims.add_text(text)
+    (verdict,) = claims.finish()
+    assert [claim.status for claim in verdict.claims] == statuses
+    assert (verdict.text, verdict.status) == (text, status)
 
 
 class SpanlessCheck(GroundingCheck):

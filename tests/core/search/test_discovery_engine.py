@@ -44,6 +44,7 @@ from grounding_core.search.discovery_engine import (
     DiscoveryEngineChunkSearch,
     DiscoveryEngineChunkSearchArgs,
     DiscoveryEngineTargetArgs,
+    _enum,
     api_message,
     boost_spec,
     search_request,
@@ -59,6 +60,7 @@ EVEN = 'group: ANY("even")'
 JAPANESE = 'lang: ANY("ja")'  # no Japanese chunk has the paging word
 THRESHOLD = de.SearchRequest.RelevanceThreshold
 MODE = de.SearchRequest.ContentSearchSpec.SearchResultMode
+SPELL = de.SearchRequest.SpellCorrectionSpec.Mode
 SearchRequestPb = de.SearchRequest.pb()
 # Retries at once: a test that injects one UNAVAILABLE passes only when the policy is used.
 RETRYING = RetryPolicy(initial=0.01, maximum=0.01, deadline=5.0)
@@ -514,6 +516,27 @@ def test_every_relevance_threshold_reaches_the_request(threshold, expected):
 @pytest.mark.parametrize(("k", "page_size"), [(1, 1), (7, 7), (100, 100), (101, 100), (250, 100)])
 def test_a_page_holds_k_results_and_at_most_100(k, page_size):
     assert search_request(TARGET, "q", ChunkSearchSpec(k=k)).page_size == page_size
+
+
+@pytest.mark.parametrize(
+    ("holder", "names", "values"),
+    [
+        (SearchRequestPb, ("lowest", "high"), (THRESHOLD.LOWEST, THRESHOLD.HIGH)),
+        (
+            SearchRequestPb.ContentSearchSpec.SearchResultMode,
+            ("chunks", "documents"),
+            (MODE.CHUNKS, MODE.DOCUMENTS),
+        ),
+        (
+            SearchRequestPb.SpellCorrectionSpec,
+            ("suggestion_only", "auto"),
+            (SPELL.SUGGESTION_ONLY, SPELL.AUTO),
+        ),
+    ],
+)
+def test_an_option_name_is_the_api_enum_value_of_its_upper_case_name(holder, names, values):
+    # The request's enum tables are built with it at import; here called anew to check it.
+    assert _enum(holder, names) == dict(zip(names, values, strict=True))
 
 
 def set_fields(message: Any) -> set[str]:

@@ -39,6 +39,7 @@ from grounding_core.search.results import (
     PageSpan,
     RankSignals,
     SearchFacet,
+    _slot_setter,
     afirst_pages,
     chunks_from_results,
     first_pages,
@@ -185,6 +186,20 @@ def test_a_chunk_result_keeps_every_field():
     assert json.loads(json.dumps(as_dict)) == as_dict
     assert as_dict["page_span"] == {"start": 3, "end": 4}
     assert as_dict["previous_chunks"][0]["content"] == "before"
+
+
+def test_the_fast_record_builder_makes_the_record_the_constructor_makes():
+    # Built at import, the builder every chunk goes through; here built anew to check it.
+    expected = one(full_result())
+    values = [getattr(expected, f.name) for f in dataclasses.fields(SourceChunk)]
+    build = _slot_setter(SourceChunk)
+    built = build(*values)
+    assert type(built) is SourceChunk
+    assert built == SourceChunk(*values) == expected
+    # One value short, one too many: refused (zip's strict check), not a half-built record.
+    for wrong, words in ((values[:-1], "shorter"), ([*values, None], "longer")):
+        with pytest.raises(ValueError, match=words):
+            build(*wrong)
 
 
 def test_a_chunk_with_no_fields_set_is_all_defaults():
@@ -618,6 +633,12 @@ def test_the_text_is_the_chosen_content(choice, text):
     assert chunk.content == text
     assert chunk.derived_struct_data == ALL_PARTS  # every content kept, whatever the choice
     assert chunk.struct_data == {"z": "東京", "b": [1, 2]}
+
+
+def test_the_text_is_auto_s_when_no_content_is_chosen():
+    (chunk,) = chunks_from_results([pb(document(ALL_PARTS, {"z": "東京"}))])
+    assert chunk.content == "Seg 1.\n\nSeg 2."
+    assert chunk == one(document(ALL_PARTS, {"z": "東京"}), "auto")
 
 
 @pytest.mark.parametrize(

@@ -191,12 +191,18 @@ CHUNK_SEARCH_REFUSALS = [
         None,
         r"^pin_unexpanded_results needs query_expansion='auto'",
     ),
-    ({"pin_unexpanded_results": True}, "pin_unexpanded_results", None, r"only an expanded"),
+    (
+        {"pin_unexpanded_results": True},
+        "pin_unexpanded_results",
+        None,
+        r"only an expanded query has unexpanded results to pin$",
+    ),
     (
         {"relevance_filter_spec": "LOW"},
         "relevance_filter_spec",
         None,
-        r"^relevance_filter_spec must be a dict.*RelevanceFilterSpec",
+        r"^relevance_filter_spec must be a dict in the API's RelevanceFilterSpec form, "
+        r"e\.g\. \{'keyword_search_threshold': .*\}, got str$",
     ),
     (
         {"relevance_filter_spec": {"k": "\ud800"}},
@@ -217,7 +223,13 @@ CHUNK_SEARCH_REFUSALS = [
     ({"facet_specs": b"lang"}, "facet_specs", None, r"^facet_specs must be a list of dicts"),
     ({"facet_specs": {"facet_key": {"key": "k"}}}, "facet_specs", None, r"'limit': 10\}\]"),
     ({"facet_specs": 5}, "facet_specs", None, r"^facet_specs must be a list"),
-    ({"facet_specs": ["lang"]}, "facet_specs[0]", None, r"^facet_specs\[0\] must be a dict.*str"),
+    (
+        {"facet_specs": ["lang"]},
+        "facet_specs[0]",
+        None,
+        r"^facet_specs\[0\] must be a dict in the API's FacetSpec form, "
+        r"e\.g\. \{'facet_key': .*\}, got str$",
+    ),
     ({"facet_specs": [{}, 5]}, "facet_specs[1]", None, r"^facet_specs\[1\] must be a dict.*int"),
     (
         {"facet_specs": [{}, {"facet_key": {"key": "\ud800"}}]},
@@ -264,7 +276,7 @@ def test_each_documents_option_needs_documents_mode(name, value):
     with pytest.raises(InputError, match=f"^{name} need search_mode='documents'") as info:
         ChunkSearchSpec(**{name: value})
     assert (info.value.field, info.value.limit) == (name, None)
-    assert "a chunk's text is its content" in str(info.value)
+    assert str(info.value).endswith("extractive content (a chunk's text is its content)")
 
 
 def test_every_documents_option_given_in_chunk_mode_is_named_first_one_as_field():
@@ -359,7 +371,10 @@ def test_documents_mode_content_has_google_s_limits(kwargs, field, limit, words)
         ),
         ({"document_text": "snippets"}, r"^document_text='snippets' needs search_mode='documents'"),
         ({"document_text": "struct_data"}, r"^document_text='struct_data' needs search_mode="),
-        ({"document_text": "extractive_segments"}, r"leave document_text 'auto' in chunk mode"),
+        (
+            {"document_text": "extractive_segments"},
+            r"chunk result's text is its content \(leave document_text 'auto' in chunk mode\)$",
+        ),
         (
             {**DOCS, "document_text": "extractive_segments", "max_extractive_answer_count": 1},
             r"^document_text='extractive_segments' needs extractive segments, but "

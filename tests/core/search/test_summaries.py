@@ -271,7 +271,8 @@ def test_result_count_within_the_mode_s_limit_is_accepted(mode, count):
             InputError,
             "search.document_text",
             None,
-            r"^search\.document_text='snippets' does not apply to a summary",
+            r"^search\.document_text='snippets' does not apply to a summary: .*references carry "
+            r".*; leave document_text 'auto'$",
         ),
         ({"search": {"colour": 1}}, InputError, "search.colour", None, "no option 'colour'"),
         ({"search": 5}, InputError, "search", None, "got int"),

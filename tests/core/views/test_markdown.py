@@ -217,6 +217,9 @@ def answer_markdown_of(answer: str, *claims: tuple[str, bool | str]) -> str:
         ("Hi.\n# A.", (("# A.", True),), "Hi.\n\\# A.[1]"),
         ("Hi.\n# A.", (("Hi.\n", "not checked"),), "Hi.\n\\# A."),
         ("Hi.\nX.", (("X.", True),), "Hi.\nX.[1]"),
+        ("(x): a.", (), "(x): a."),
+        ("Hi.(x)", (("Hi.", "not checked"),), "Hi.(x)"),
+        ("A (x).", (("(x).", True),), "A (x).[1]"),
     ],
     ids=[
         "html",
@@ -236,6 +239,9 @@ def answer_markdown_of(answer: str, *claims: tuple[str, bool | str]) -> str:
         "claim-after-a-line-break",
         "text-after-an-unmarked-line",
         "x-at-line-start",
+        "paren-and-colon-at-the-start",
+        "paren-after-an-unmarked-claim",
+        "claim-starting-with-a-paren",
     ],
 )
 def test_an_answer_body_escapes_what_would_open_a_block_or_a_link(answer, claims, body):
