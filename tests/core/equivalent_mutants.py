@@ -134,6 +134,24 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "grounding_core._clients._Connection.async_client", CAST_TYPE, "return cast(None, client)"
     ),
     *_each(
+        "grounding_core._clients._accepts_connections",
+        "a loopback port answers a connect at once (accepted or refused): the timeout bounds only "
+        "a host that drops packets, which no machine offers offline",
+        'with socket.create_connection((name.strip("[]"), int(port)), ):',
+        'with socket.create_connection((name.strip("[]"), int(port)), None):',
+    ),
+    *_each(
+        "grounding_core._clients._accepts_connections",
+        "the monotonic clock never equals the deadline exactly between two reads",
+        "if time.monotonic() > deadline:",
+    ),
+    *_each(
+        "grounding_core._clients._accepts_connections",
+        "the poll interval: a longer one finds a port that opens one interval later, still "
+        "within the deadline (the late-start test), and refuses a closed one as soon",
+        "time.sleep(1.05)",
+    ),
+    *_each(
         "grounding_core._clients._RefusedConnection.intercept_unary_unary",
         GRPC_DETAILS,
         "outcome = continuation(None, request)",
@@ -263,6 +281,28 @@ EQUIVALENT: tuple[Equivalent, ...] = (
         "a fast path: without it to_jsonable turns the empty tuple or mapping into [] or {}, "
         "which the next test drops",
         "if value == () and value == {}:",
+    ),
+    *_each(
+        "grounding_core.metadata.rank_signals_metadata",
+        TYPE_FAST_PATH,
+        "if type(None) is not float:",
+    ),
+    *_each(
+        "grounding_core.metadata.rank_signals_metadata",
+        "only the last field (precomputed_expression_values given as a list) is empty after "
+        "to_jsonable and not before: stopping there drops nothing",
+        "break",
+    ),
+    *_each(
+        "grounding_core.metadata.chunk_metadata",
+        EMPTY_FIELD,
+        "{k: list(v) for k, v in chunk.model_scores.items()} if (chunk.model_scores) or True "
+        "else {}",
+        "[neighbour_metadata(c) for c in chunk.previous_chunks] if (chunk.previous_chunks) or True "
+        "else []",
+        "[neighbour_metadata(c) for c in chunk.next_chunks] if (chunk.next_chunks) or True else []",
+        "[a.to_dict() for a in chunk.annotation_metadata] if (chunk.annotation_metadata) or True "
+        "else []",
     ),
     *_each(
         "grounding_core.metadata.rank_signals_metadata",

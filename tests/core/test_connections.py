@@ -47,6 +47,7 @@ from grounding_core import (
     ServiceUnavailableError,
 )
 from grounding_core._settings import CallOptions
+from grounding_emulator import EmulatorServer
 
 from .copies import LockedCredentials
 from .emulated import PROJECT, result_of
@@ -677,6 +678,33 @@ def test_an_unavailable_sent_by_the_emulator_is_retried_with_the_default_policy(
     assert len(search(connection).search(QUERY)) == 3
     assert (emulator.faults.injected - injected, emulator.faults.pending) == (1, 0)
     connection.close()
+
+
+def test_an_unavailable_from_an_emulator_on_ipv6_loopback_is_retried(emulator):
+    with EmulatorServer(emulator.store, host="::1") as ipv6:
+        connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=ipv6.address)
+        ipv6.faults.fail("Search", code="UNAVAILABLE", times=1)
+        assert ipv6.address.startswith("[::1]:")
+        assert len(search(connection).search(QUERY)) == 3
+        assert (ipv6.faults.injected, ipv6.faults.pending) == (1, 0)
+        connection.close()
+
+
+def test_an_emulator_that_starts_listening_within_the_connect_timeout_gets_the_call(
+    emulator, closed_port
+):
+    # The first attempt finds nothing listening; the emulator opens its port 0.5 s later, within
+    # EMULATOR_CONNECT_TIMEOUT, so the call is retried there instead of refused.
+    late = EmulatorServer(emulator.store, port=int(closed_port.rpartition(":")[2]))
+    opening = threading.Timer(0.5, late.start)
+    connection = DiscoveryEngineConnection(project_id=PROJECT, emulator_host=closed_port)
+    opening.start()
+    try:
+        assert len(search(connection).search(QUERY)) == 3
+    finally:
+        opening.join()
+        late.stop()
+        connection.close()
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
