@@ -175,8 +175,9 @@ class ChunkHit:
 
 @dataclass(frozen=True, slots=True)
 class DocumentHit:
-    """A document found by a search (DOCUMENTS mode), with its best chunks (best first) and,
-    for each, its previous and next chunks when segment neighbours were asked for."""
+    """A document found by a search (DOCUMENTS mode), with its best chunks (best first), the
+    relevance of each (``chunk_relevances``; the document's ``relevance`` is the best of them)
+    and, for each, its previous and next chunks when segment neighbours were asked for."""
 
     document_index: int
     document: Document
@@ -185,6 +186,7 @@ class DocumentHit:
     boost: float
     rank: int
     chunks: tuple[Chunk, ...] = ()
+    chunk_relevances: tuple[float, ...] = ()
     semantic_score: float | None = None
     neighbours: tuple[tuple[tuple[Chunk, ...], tuple[Chunk, ...]], ...] = ()
 
@@ -666,6 +668,7 @@ def _documents_page(
                 boost=float(boosts[index]) if boosts is not None else 1.0,
                 rank=rank,
                 chunks=tuple(store.chunks[i] for i in best_own),
+                chunk_relevances=tuple(float(relevance[i]) for i in best_own),
                 semantic_score=float(doc_semantic[index]) if doc_semantic is not None else None,
                 neighbours=tuple(
                     store.neighbours(i, params.num_previous_segments, params.num_next_segments)

@@ -168,7 +168,9 @@ def _fill_document(
         for number, chunk in enumerate(hit.chunks[: content.extractive_segments]):
             segment = _segment(chunk)
             if content.segment_scores:
-                segment["relevanceScore"] = hit.relevance
+                # "Relevance scores are based on the similarity of the query to the extracted
+                # segment": the segment's chunk's.
+                segment["relevanceScore"] = hit.chunk_relevances[number]
             if hit.neighbours:
                 previous, following = hit.neighbours[number]
                 segment["previous_segments"] = [_segment(c) for c in previous]
