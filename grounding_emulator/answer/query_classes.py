@@ -152,9 +152,11 @@ _SMALL_TALK = sorted(
 )
 # The words that open an English question: interrogatives and auxiliary verbs (a closed class).
 _QUESTION_OPENERS = frozenset(
-    "who whom whose what which when where why how "
-    "is are was were am do does did can could will would shall should may might must "
-    "has have had".split()
+    {
+        *("who", "whom", "whose", "what", "which", "when", "where", "why", "how"),
+        *("is", "are", "was", "were", "am", "do", "does", "did", "has", "have", "had"),
+        *("can", "could", "will", "would", "shall", "should", "may", "might", "must"),
+    }
 )
 _QUESTION_MARKS = frozenset("?？؟")
 _SMALL_TALK_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in _SMALL_TALK) + r")\b")

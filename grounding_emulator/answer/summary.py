@@ -12,9 +12,10 @@ Google's references: the ``SummarySpec`` and ``SearchResponse.Summary`` field do
 2. **Classify** the query (AnswerQuery's classifier, ``query_classes.py``):
    ``ignore_non_summary_seeking_query`` skips small talk and navigational queries (the field
    doc's "SFO airport" and "world cup 2026": short keyword queries that are not questions) with
-   ``NON_SUMMARY_SEEKING_QUERY_IGNORED``, ``ignore_jail_breaking_query`` skips attempts to override instructions with
-   ``JAIL_BREAKING_QUERY_IGNORED``, ``ignore_adversarial_query`` skips adversarial queries with
-   ``ADVERSARIAL_QUERY_IGNORED`` (the classifier knows them only in their jail-breaking form).
+   ``NON_SUMMARY_SEEKING_QUERY_IGNORED``, ``ignore_jail_breaking_query`` skips attempts to
+   override instructions with ``JAIL_BREAKING_QUERY_IGNORED``, ``ignore_adversarial_query``
+   skips adversarial queries with ``ADVERSARIAL_QUERY_IGNORED`` (the classifier knows them
+   only in their jail-breaking form).
    Every reason that applies is reported.
 3. **Sources**: the top ``summary_result_count`` results of the response ("If the number of
    results returned is less than summaryResultCount, the summary is generated from all of the

@@ -281,7 +281,7 @@ def test_a_document_reference_scores_each_chunk_as_search_scores_it(answer_clien
         query=query,
         content_search_spec={"search_result_mode": "CHUNKS"},
         relevance_score_spec={"return_relevance_score": True},
-        filter='rank = 7',
+        filter="rank = 7",
     )
     searched = {
         r.chunk.content: r.chunk.relevance_score
