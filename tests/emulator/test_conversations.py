@@ -101,7 +101,12 @@ def test_create_then_converse_two_turns(conversations):
     assert derived["link"] == "https://example.com/rockets"
     assert derived["title"] == "Rockets 🚀"
     assert [dict(s) for s in derived["snippets"]] == [
-        {"snippet": f"Rockets 🚀 {ROCKETS} {CREW}", "snippet_status": "SUCCESS"}
+        {
+            # Hit highlighting, as Google's "Get snippets and extracted content" shows it.
+            "snippet": "<b>Rockets</b> 🚀 <b>Rockets</b> 🚀 <b>launch from</b> Cape Canaveral 🇺🇸 "
+            f"every month. {CREW}",
+            "snippet_status": "SUCCESS",
+        }
     ]
     assert [dict(a) for a in derived["extractive_answers"]] == [
         {"content": ROCKETS, "pageNumber": ""}

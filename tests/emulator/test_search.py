@@ -230,7 +230,7 @@ def test_documents_mode(search_client):
     derived = result.document.derived_struct_data
     assert derived["link"] == "https://example.com/rockets"
     assert derived["title"] == "Rockets 🚀"
-    assert "Cape Canaveral 🇺🇸" in derived["snippets"][0]["snippet"]
+    assert "<b>Cape Canaveral</b> 🇺🇸" in derived["snippets"][0]["snippet"]
     assert derived["snippets"][0]["snippet_status"] == "SUCCESS"
     segment = derived["extractive_segments"][0]
     assert "👩‍🚀👨‍🚀" in segment["content"]
