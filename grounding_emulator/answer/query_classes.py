@@ -193,7 +193,7 @@ def classify_query(query: str) -> frozenset[str]:
     """The classes of ``query`` among ``NON_ANSWER_SEEKING_QUERY``,
     ``NON_SUMMARY_SEEKING_QUERY``, ``JAIL_BREAKING_QUERY`` and ``ADVERSARIAL_QUERY`` (see the
     module docstring)."""
-    classes = set()
+    classes: set[str] = set()
     words = _normalized(query)
     if not _SMALL_TALK_RE.sub(" ", words).strip():  # only small talk, emoji or punctuation
         classes.update((NON_ANSWER_SEEKING_QUERY, NON_SUMMARY_SEEKING_QUERY))
