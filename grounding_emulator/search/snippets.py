@@ -12,7 +12,9 @@ how it picks the extract or which words it highlights; the emulator's rule, dete
   start when the first hit fits in that, else from the start of the sentence that holds the
   first hit (from the hit itself when that sentence is too long);
 - a hit is a word of the extract that has a search token of the query (the tokenizer the index
-  uses: case, accents, stems and stop words are treated as a search treats them); in scripts
+  uses: case, accents and stems are treated as a search treats them), other than an English
+  stop word (bm25s' list: the search keeps "is", "in", "with"... as Python keywords, a snippet
+  does not bold them); in scripts
   written without spaces, each pair of neighbouring characters that is a pair of the query, or
   a query's one-character run; neighbouring hits separated by spaces only share one ``<b>``
   (the page bolds "AI Applications" as one);
@@ -25,6 +27,8 @@ import itertools
 import re
 import unicodedata
 
+from bm25s.stopwords import STOPWORDS_EN
+
 from grounding_emulator.corpus.chunking import safe_cut
 from grounding_emulator.corpus.tokens import UNSPACED, tokenize
 from grounding_emulator.grounding.claims import split_claims
@@ -35,6 +39,8 @@ SNIPPET_CHARS = 250
 _ELLIPSIS = "..."
 # A word: letters and digits with the combining marks that follow them (a decomposed "é").
 _WORD = re.compile(r"[^\W_](?:[^\W_]|[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff])*")
+# The English stop words the search keeps (those that are Python keywords), as search tokens.
+_STOP_TOKENS = frozenset(tokenize(" ".join(sorted(STOPWORDS_EN))))
 
 
 def _folded(text: str) -> str:
@@ -53,7 +59,7 @@ def _unspaced_hits(run: str, pairs: frozenset[str], singles: frozenset[str]) -> 
 
 def _hit_spans(text: str, query: str) -> list[tuple[int, int]]:
     """``[start, end)`` spans of the hits of ``query`` in ``text``, in order."""
-    wanted = frozenset(tokenize(query))
+    wanted = frozenset(tokenize(query)) - _STOP_TOKENS
     runs = UNSPACED.findall(_folded(query))
     pairs = frozenset(a + b for run in runs for a, b in itertools.pairwise(run))
     singles = frozenset(run for run in runs if len(run) == 1)

@@ -25,6 +25,10 @@ def test_hits_match_as_search_tokens_match():
     assert snippet("Keepers kept the KEEPER's lamp.", "the keeper") == (
         "<b>Keepers</b> kept the <b>KEEPER</b>'s lamp."
     )
+    # English stop words the search keeps as Python keywords are not bolded either.
+    assert snippet("Google is in the index.", "Is Google in it?") == (
+        "<b>Google</b> is in the index."
+    )
 
 
 def test_neighbouring_hits_share_one_bold_unless_something_sits_between():
