@@ -63,6 +63,8 @@ def _hit_spans(text: str, query: str) -> list[tuple[int, int]]:
     runs = UNSPACED.findall(_folded(query))
     pairs = frozenset(a + b for run in runs for a, b in itertools.pairwise(run))
     singles = frozenset(run for run in runs if len(run) == 1)
+    if not (wanted or pairs or singles):
+        return []  # an empty query (a listing) highlights nothing: no need to read the text
     marked = [False] * len(text)
     for word in _WORD.finditer(text):
         base, letters, position = word.start(), word.group(), 0
