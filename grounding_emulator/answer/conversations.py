@@ -5,8 +5,10 @@ A conversation (``Conversation``, v1 reference; ``conversation.proto``; "Search 
 follow-ups", cloud.google.com/generative-ai-app-builder/docs/multi-turn-search) is "the text
 queries that the user has provided and the responses" of Vertex AI Search: its messages, each a
 user input or a reply. The store keys conversations by their canonical names (``wire/names.py``:
-a collection-less data store is the one in ``default_collection``) and keeps each name as it
-was created; a message is kept as the serialized bytes of its ``ConversationMessage`` (with its
+a collection-less data store is the one in ``default_collection``), which are also their
+names (``Conversation.name``: "Fully qualified name
+``projects/{project}/locations/global/collections/{collection}/dataStore/*/conversations/*``");
+a message is kept as the serialized bytes of its ``ConversationMessage`` (with its
 ``create_time``) and the text of its user input, which the next turns are rephrased with. What
 the proto documents, the store does; where it is silent, the store's choice is written here:
 
@@ -61,7 +63,7 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """A conversation as stored: ``name`` as created, ``key`` canonical, ``parent`` the canonical
+    """A conversation as stored: ``name`` and ``key`` canonical, ``parent`` the canonical
     name of its data store or engine, ``sequence`` its creation order."""
 
     name: str

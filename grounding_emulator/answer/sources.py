@@ -2,7 +2,9 @@
 document with its chunks; pure.
 
 A chunk result is one source chunk; a document result contributes its best chunks (the ones the
-search matched, best first), each ranked as its document.
+search matched, best first), each ranked as its document and scored with its own relevance (an
+answer reference's ``ChunkContent.relevance_score``: "The relevance of the chunk for a given
+query").
 """
 
 from __future__ import annotations
@@ -36,13 +38,13 @@ def result_chunks(store: DataStore, result: ChunkHit | DocumentHit) -> list[Chun
             index=first + chunk.ordinal,
             chunk=chunk,
             document=result.document,
-            relevance=result.relevance,
+            relevance=relevance,
             keyword_score=result.keyword_score,
             boost=result.boost,
             rank=result.rank,
             semantic_score=result.semantic_score,
         )
-        for chunk in result.chunks
+        for chunk, relevance in zip(result.chunks, result.chunk_relevances, strict=True)
     ]
 
 

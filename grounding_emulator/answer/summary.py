@@ -10,11 +10,12 @@ Google's references: the ``SummarySpec`` and ``SearchResponse.Summary`` field do
    summary"); a negative or larger value is ``INVALID_ARGUMENT``. The docs do not say what 0
    (unset) means: the emulator then uses the mode's maximum.
 2. **Classify** the query (AnswerQuery's classifier, ``query_classes.py``):
-   ``ignore_non_summary_seeking_query`` skips small talk with
-   ``NON_SUMMARY_SEEKING_QUERY_IGNORED`` (navigational queries such as "SFO airport" are not
-   recognized), ``ignore_jail_breaking_query`` skips attempts to override instructions with
-   ``JAIL_BREAKING_QUERY_IGNORED``, ``ignore_adversarial_query`` skips adversarial queries with
-   ``ADVERSARIAL_QUERY_IGNORED`` (the classifier knows them only in their jail-breaking form).
+   ``ignore_non_summary_seeking_query`` skips small talk and navigational queries (the field
+   doc's "SFO airport" and "world cup 2026": short keyword queries that are not questions) with
+   ``NON_SUMMARY_SEEKING_QUERY_IGNORED``, ``ignore_jail_breaking_query`` skips attempts to
+   override instructions with ``JAIL_BREAKING_QUERY_IGNORED``, ``ignore_adversarial_query``
+   skips adversarial queries with ``ADVERSARIAL_QUERY_IGNORED`` (the classifier knows them
+   only in their jail-breaking form).
    Every reason that applies is reported.
 3. **Sources**: the top ``summary_result_count`` results of the response ("If the number of
    results returned is less than summaryResultCount, the summary is generated from all of the
@@ -47,7 +48,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from grounding_emulator.answer.engine import AnswerSpan
-from grounding_emulator.answer.query_classes import classify_query, skip_reasons
+from grounding_emulator.answer.query_classes import (
+    NON_SUMMARY_SEEKING_QUERY,
+    classify_query,
+    skip_reasons,
+)
 from grounding_emulator.answer.selection import ScoredSentence, score_sentences, select_sentences
 from grounding_emulator.answer.sentences import containing_hits, sentences_of
 from grounding_emulator.answer.sources import SourceDocument, result_chunks
@@ -193,6 +198,7 @@ def generate_summary(store: DataStore, params: SummaryParams, page: SearchPage) 
         ignore_non_seeking=params.ignore_non_summary_seeking_query,
         ignore_jail_breaking=params.ignore_jail_breaking_query,
         non_seeking_reason=NON_SUMMARY_SEEKING_QUERY_IGNORED,
+        non_seeking_class=NON_SUMMARY_SEEKING_QUERY,
     )
     if reasons:
         return _skipped(*reasons)

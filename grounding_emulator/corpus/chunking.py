@@ -29,6 +29,7 @@ __all__ = [
     "blocks_from_markdown",
     "blocks_from_plain_text",
     "chunk_blocks",
+    "safe_cut",
     "split_long_text",
 ]
 
@@ -254,7 +255,7 @@ def blocks_from_html(text: str) -> tuple[str, list[Block]]:
 _SENTENCE_END = re.compile(r"[.!?。！？؟।][\"')\]»”’]*\s+|[。！？]")
 
 
-def _safe_cut(text: str, cut: int) -> int:
+def safe_cut(text: str, cut: int) -> int:
     """Move ``cut`` back so that it does not separate a character from its combining marks,
     joiners or variation selectors."""
     while 0 < cut < len(text) and (
@@ -278,7 +279,7 @@ def _cut(text: str, limit: int) -> int:
     if cut < limit // 3:
         cut = max(window.rfind("\n"), window.rfind(" "))
     if cut < limit // 3:
-        cut = _safe_cut(text, limit)
+        cut = safe_cut(text, limit)
     return cut if cut > 0 else limit
 
 
@@ -341,7 +342,7 @@ def chunk_blocks(blocks: Sequence[Block], *, max_chars: int = DEFAULT_MAX_CHARS)
             # Headings lead their section's first chunk; they never fill more than half of one.
             lead = "\n\n".join(parts)
             if len(lead) > max_chars // 2:
-                parts = [lead[: _safe_cut(lead, max_chars // 2)].rstrip()]
+                parts = [lead[: safe_cut(lead, max_chars // 2)].rstrip()]
             continue
         rest = block.text.strip()
         pos = 0  # the rest of the block is rest[pos:] (an offset, as in split_long_text)

@@ -24,13 +24,14 @@ import unicodedata
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
 
-__all__ = ["TOKENIZER_VERSION", "tokenize"]
+__all__ = ["TOKENIZER_VERSION", "UNSPACED", "tokenize"]
 
 # Bump when tokenization changes: persisted indexes built with another version are rebuilt.
 TOKENIZER_VERSION = "1"
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_UNSPACED = re.compile(
+# Runs of the scripts written without spaces.
+UNSPACED = re.compile(
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]+"
 )
 # Words that carry no topic in a question ("how does ... work?") join bm25s' English list.
@@ -119,11 +120,11 @@ def tokenize(text: str) -> list[str]:
     for word in _WORD.findall(text):
         if word in _STOPWORDS:
             continue
-        if word.isascii() or not _UNSPACED.search(word):
+        if word.isascii() or not UNSPACED.search(word):
             stem.append(word)
             continue
         position = 0
-        for match in _UNSPACED.finditer(word):
+        for match in UNSPACED.finditer(word):
             if match.start() > position:
                 tokens.append(word[position : match.start()])
             tokens.extend(_unspaced_tokens(match.group()))

@@ -43,6 +43,20 @@ Search options (``SearchRequest`` v1 field docs):
 - ``data_store_specs`` (checked by the servicer): each spec's ``filter`` applies with the
   request's (both must match), its boosts add to the request's.
 - ``facet_specs`` (``facets.py``): counted over every matching document.
+- ``boost_spec`` (Google's "Boost search results" page and the ``ConditionBoostSpec`` field
+  docs): a document matching a spec's ``condition`` gets its ``boost`` or, when the spec has a
+  ``boost_control_spec`` ("If both are set then the global boost is ignored and the more
+  fine-grained boost_control_spec is applied"), the piecewise linear curve through its control
+  points at the document's attribute value: the number in ``field_name`` (``NUMERICAL``) or the
+  time from that datetime to now (``FRESHNESS``), "equal to the boost amount of the first
+  control point" below the first and of the last above the last. A document without the
+  attribute gets no boost ("When these date values are missing, these fields become
+  nullable"). The condition ``true`` matches every document: the page's freshness examples
+  write ``"condition": true``, which the filter grammar does not define. ``datePublished`` and
+  ``dateModified``, the dates Google infers for website data ("You can directly use these date
+  properties ... without adding them to your schema"), may be named without being struct data
+  fields; any other ``field_name`` must be one of the data store's, of the type its attribute
+  type reads (``INVALID_ARGUMENT`` otherwise, as a filter's fields are checked).
 
 ``rerank_top`` (not a request field: the emulator's ``rerank_search`` option, 0 = off) reranks
 the first results with the Rank scorer (``reranking.py``).
@@ -52,6 +66,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -60,6 +76,7 @@ import numpy as np
 
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.records import Chunk, Document, data_source_of
+from grounding_emulator.corpus.schema import parse_moment
 from grounding_emulator.corpus.tokens import tokenize
 from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import (
@@ -83,7 +100,10 @@ from grounding_emulator.search.reranking import rerank
 from grounding_emulator.search.spelling import correct_query
 
 __all__ = [
+    "INFERRED_DATES",
     "RELEVANCE_THRESHOLDS",
+    "AttributeType",
+    "BoostControl",
     "ChunkHit",
     "ConditionBoost",
     "Dialect",
@@ -106,14 +126,35 @@ SpellCorrection = Literal["", "AUTO", "SUGGESTION_ONLY"]
 
 Dialect = Literal["discovery_engine", "developer_knowledge"]
 Mode = Literal["chunks", "documents"]
+AttributeType = Literal["NUMERICAL", "FRESHNESS"]
+# The page dates Google infers for website data, usable without a schema ("Boost search results").
+INFERRED_DATES = frozenset({"datePublished", "dateModified"})
+# The boost condition of the page's freshness examples ("condition": true): every document.
+_EVERY_DOCUMENT = "true"
+_FIELD_TYPE: dict[AttributeType, str] = {"NUMERICAL": "number", "FRESHNESS": "datetime"}
+
+
+@dataclass(frozen=True, slots=True)
+class BoostControl:
+    """A ``ConditionBoostSpec.BoostControlSpec``: the boost is the piecewise linear curve
+    through ``points`` (attribute value, boost amount; attribute values increasing: numbers, or
+    ages in seconds for ``FRESHNESS``) at a document's attribute value of ``field_name``.
+    ``field`` is the request field it came from, for errors."""
+
+    field_name: str
+    attribute_type: AttributeType
+    points: tuple[tuple[float, float], ...]
+    field: str = "boost_spec.condition_boost_specs[0].boost_control_spec"
 
 
 @dataclass(frozen=True, slots=True)
 class ConditionBoost:
-    """A ``BoostSpec.ConditionBoostSpec``: documents matching ``condition`` get ``boost``."""
+    """A ``BoostSpec.ConditionBoostSpec``: documents matching ``condition`` get ``boost``, or
+    the amount ``control`` gives them when it is set (module docstring)."""
 
     condition: str
     boost: float
+    control: BoostControl | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +216,9 @@ class ChunkHit:
 
 @dataclass(frozen=True, slots=True)
 class DocumentHit:
-    """A document found by a search (DOCUMENTS mode), with its best chunks (best first) and,
-    for each, its previous and next chunks when segment neighbours were asked for."""
+    """A document found by a search (DOCUMENTS mode), with its best chunks (best first), the
+    relevance of each (``chunk_relevances``; the document's ``relevance`` is the best of them)
+    and, for each, its previous and next chunks when segment neighbours were asked for."""
 
     document_index: int
     document: Document
@@ -185,6 +227,7 @@ class DocumentHit:
     boost: float
     rank: int
     chunks: tuple[Chunk, ...] = ()
+    chunk_relevances: tuple[float, ...] = ()
     semantic_score: float | None = None
     neighbours: tuple[tuple[tuple[Chunk, ...], tuple[Chunk, ...]], ...] = ()
 
@@ -379,7 +422,7 @@ def _bound_to(params: SearchParams) -> str:
         params.query,
         params.filter,
         params.order_by,
-        [(b.condition, b.boost) for b in params.boosts],
+        [(b.condition, b.boost, repr(b.control)) for b in params.boosts],
         params.mode,
         params.relevance_threshold,
         params.dialect,
@@ -398,15 +441,71 @@ _TOKEN_FIELDS = "the query, filter, order_by, boost spec and search mode"
 # -- search -------------------------------------------------------------------------------------
 
 
+def _check_control(store: DataStore, control: BoostControl) -> None:
+    """``control.field_name`` is a field of the data store whose type its attribute reads."""
+    field = f"{control.field}.field_name"
+    types = store.struct_types.get(control.field_name)
+    if types is None:
+        if control.attribute_type == "FRESHNESS" and control.field_name in INFERRED_DATES:
+            return
+        known = ", ".join(sorted(store.struct_fields)[:30]) or "none"
+        raise InvalidArgument(
+            f"{field}: {excerpt(control.field_name)} is not a struct_data field of data store "
+            f"{store.id!r} (fields: {known})",
+            field=field,
+        )
+    wanted = _FIELD_TYPE[control.attribute_type]
+    if types and wanted not in types:
+        raise InvalidArgument(
+            f"{field}: {excerpt(control.field_name)} holds {', '.join(sorted(types))} values; "
+            f"attribute_type {control.attribute_type} reads a {wanted} field",
+            field=field,
+        )
+
+
+def _attribute(value: Any, attribute_type: AttributeType, now: float) -> float:
+    """A document's attribute value (``nan`` when it has none): its number, or its age in
+    seconds."""
+    if attribute_type == "NUMERICAL":
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return float(value) if number and math.isfinite(value) else math.nan
+    moment = parse_moment(value) if isinstance(value, str) else None
+    return now - moment[0] / 1e6 if moment is not None else math.nan
+
+
+def _control_amounts(store: DataStore, control: BoostControl) -> np.ndarray:
+    """Per document, the boost amount ``control`` gives it (0 without an attribute value)."""
+    _check_control(store, control)
+    now = time.time()
+    values = np.fromiter(
+        (
+            _attribute(store.flat_struct(i).get(control.field_name), control.attribute_type, now)
+            for i in range(len(store.documents))
+        ),
+        np.float64,
+        len(store.documents),
+    )
+    xs, ys = zip(*control.points, strict=True)
+    amounts: np.ndarray = np.nan_to_num(np.interp(values, xs, ys), nan=0.0)
+    return amounts.astype(np.float32)
+
+
 def _boost_factors(store: DataStore, params: SearchParams) -> np.ndarray | None:
     if not params.boosts:
         return None
     factors = np.ones(len(store.documents), dtype=np.float32)
     for number, boost in enumerate(params.boosts):
         field = f"boost_spec.condition_boost_specs[{number}].condition"
-        mask = _document_mask(store, boost.condition, field, params.dialect)
-        if mask is not None:
+        if boost.condition.strip() == _EVERY_DOCUMENT:
+            mask: np.ndarray | None = np.ones(len(store.documents), dtype=bool)
+        else:
+            mask = _document_mask(store, boost.condition, field, params.dialect)
+        if mask is None:
+            continue
+        if boost.control is None:
             factors += np.float32(boost.boost) * mask
+        else:
+            factors += _control_amounts(store, boost.control) * mask
     return np.clip(factors, 0.0, None)
 
 
@@ -666,6 +765,7 @@ def _documents_page(
                 boost=float(boosts[index]) if boosts is not None else 1.0,
                 rank=rank,
                 chunks=tuple(store.chunks[i] for i in best_own),
+                chunk_relevances=tuple(float(relevance[i]) for i in best_own),
                 semantic_score=float(doc_semantic[index]) if doc_semantic is not None else None,
                 neighbours=tuple(
                     store.neighbours(i, params.num_previous_segments, params.num_next_segments)

@@ -269,6 +269,31 @@ def test_documents_mode_is_the_default_and_references_documents(answer_client):
     assert all("chunk_info" in r for r in chunks.references)
 
 
+def test_a_document_reference_scores_each_chunk_as_search_scores_it(answer_client, search_client):
+    """``ChunkContent.relevance_score``: "The relevance of the chunk for a given query", the
+    chunk's own (the one Search gives it in CHUNKS mode), not its document's."""
+    query = "What does the lighthouse keeper do with the lamp and stairs in document 07?"
+    answer = ask(answer_client, query, parent="test-docs", kind="dataStores")
+    [reference] = answer.references
+    contents = reference.unstructured_document_info.chunk_contents
+    request = de.SearchRequest(
+        serving_config=serving_config("test-docs"),
+        query=query,
+        content_search_spec={"search_result_mode": "CHUNKS"},
+        relevance_score_spec={"return_relevance_score": True},
+        filter="rank = 7",
+    )
+    searched = {
+        r.chunk.content: r.chunk.relevance_score
+        for r in search_client.search(request=request, **ONCE).results
+    }
+    assert len(contents) > 1
+    assert [c.relevance_score for c in contents] == pytest.approx(
+        [searched[c.content] for c in contents]
+    )
+    assert contents[0].relevance_score > contents[-1].relevance_score
+
+
 def test_data_store_specs_filter_the_engine_data_store(answer_client):
     data_store = "projects/test-project/locations/global/collections/default_collection/dataStores"
     answer = ask(

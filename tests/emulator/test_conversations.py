@@ -57,7 +57,9 @@ def test_create_then_converse_two_turns(conversations):
     created = conversations.create_conversation(
         parent=BARE_DATA_STORE, conversation={"user_pseudo_id": pseudo}, **ONCE
     )
-    assert created.name.startswith(f"{BARE_DATA_STORE}/conversations/")
+    # Conversation.name: "Fully qualified name projects/{project}/locations/global/
+    # collections/{collection}/dataStore/*/conversations/*", whatever form the parent had.
+    assert created.name.startswith(f"{DATA_STORE}/conversations/")
     conversation_id = created.name.rsplit("/", 1)[1]
     assert conversation_id.isdigit()
     assert len(conversation_id) == 19
@@ -101,7 +103,12 @@ def test_create_then_converse_two_turns(conversations):
     assert derived["link"] == "https://example.com/rockets"
     assert derived["title"] == "Rockets 🚀"
     assert [dict(s) for s in derived["snippets"]] == [
-        {"snippet": f"Rockets 🚀 {ROCKETS} {CREW}", "snippet_status": "SUCCESS"}
+        {
+            # Hit highlighting, as Google's "Get snippets and extracted content" shows it.
+            "snippet": "<b>Rockets</b> 🚀 <b>Rockets</b> 🚀 <b>launch from</b> Cape Canaveral 🇺🇸 "
+            f"every month. {CREW}",
+            "snippet_status": "SUCCESS",
+        }
     ]
     assert [dict(a) for a in derived["extractive_answers"]] == [
         {"content": ROCKETS, "pageNumber": ""}
@@ -136,8 +143,9 @@ def test_create_then_converse_two_turns(conversations):
 
     fetched = conversations.get_conversation(name=created.name, **ONCE)
     assert fetched == second.conversation
-    # The collection form names the same data store, so the same conversation.
-    same = created.name.replace(BARE_DATA_STORE, DATA_STORE)
+    # The collection-less form names the same data store, so the same conversation.
+    same = created.name.replace(DATA_STORE, BARE_DATA_STORE)
+    assert same != created.name
     assert conversations.get_conversation(name=same, **ONCE) == fetched
 
 
@@ -314,6 +322,31 @@ def test_unknown_conversations_and_parents_are_not_found(conversations):
             parent=f"{BASE}/engines/test-app", conversation={}, **ONCE
         )
     assert_error(excinfo, core_exceptions.InvalidArgument, "engines live in a collection")
+
+
+@pytest.mark.parametrize(
+    ("parent", "canonical"),
+    [
+        (DATA_STORE, DATA_STORE),
+        (BARE_DATA_STORE, DATA_STORE),  # what Google's multi_turn_search_sample.py sends
+        (TEST_ENGINE, TEST_ENGINE),
+    ],
+)
+def test_a_conversation_is_named_in_its_collection(conversations, parent, canonical):
+    """``Conversation.name``: "Fully qualified name ``projects/{project}/locations/global/
+    collections/{collection}/dataStore/*/conversations/*``": created, conversed with, listed
+    and read back by either form of its parent."""
+    created = conversations.create_conversation(parent=parent, conversation={}, **ONCE)
+    assert created.name == f"{canonical}/conversations/{created.name.rsplit('/', 1)[1]}"
+    turn = converse(conversations, created.name, FIRST)
+    assert turn.conversation.name == created.name
+    new = converse(conversations, f"{parent}/conversations/-", FIRST)
+    assert new.conversation.name.startswith(f"{canonical}/conversations/")
+    listed = {c.name for c in conversations.list_conversations(parent=parent, **ONCE)}
+    assert {created.name, new.conversation.name} <= listed
+    assert all(name.startswith(f"{canonical}/conversations/") for name in listed)
+    bare = created.name.replace(DATA_STORE, BARE_DATA_STORE)
+    assert conversations.get_conversation(name=bare, **ONCE).name == created.name
 
 
 def test_create_with_a_chosen_name_and_a_state(conversations):

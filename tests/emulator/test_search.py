@@ -63,6 +63,18 @@ def test_relevance_score_only_when_asked(search_client):
     assert all(r.rank_signals.HasField("keyword_similarity_score") for r in pb.results)
 
 
+def test_every_response_has_its_own_attribution_token(search_client):
+    """``SearchResponse.attribution_token``: "A unique search token", on every page."""
+    request = chunk_request(page_size=2)
+    first = first_page(search_client, request)
+    again = first_page(search_client, request)
+    request.page_token = first.next_page_token
+    second = first_page(search_client, request)
+    tokens = [first.attribution_token, again.attribution_token, second.attribution_token]
+    assert all(tokens)
+    assert len(set(tokens)) == 3
+
+
 def test_pager_walks_all_250_chunks(search_client):
     pager = search_client.search(request=chunk_request(page_size=100), **ONCE)
     names = [result.chunk.name for result in pager]
@@ -218,7 +230,7 @@ def test_documents_mode(search_client):
     derived = result.document.derived_struct_data
     assert derived["link"] == "https://example.com/rockets"
     assert derived["title"] == "Rockets 🚀"
-    assert "Cape Canaveral 🇺🇸" in derived["snippets"][0]["snippet"]
+    assert "<b>Cape Canaveral</b> 🇺🇸" in derived["snippets"][0]["snippet"]
     assert derived["snippets"][0]["snippet_status"] == "SUCCESS"
     segment = derived["extractive_segments"][0]
     assert "👩‍🚀👨‍🚀" in segment["content"]

@@ -61,11 +61,43 @@ def test_snippets_only_when_asked(search_client, snippet_spec):
     assert set(derived) == {"link", "title", "snippets"}
     [snippet] = derived["snippets"]
     assert dict(snippet) == {
-        "snippet": "Rockets 🚀 Rockets 🚀 launch from Cape Canaveral 🇺🇸 every month. "
+        "snippet": "<b>Rockets</b> 🚀 <b>Rockets</b> 🚀 launch from <b>Cape Canaveral</b> 🇺🇸 "
+        "every month. "
         "The astronaut crew "
         "👩‍🚀👨‍🚀 trains for years before a flight.",
         "snippet_status": "SUCCESS",
     }
+
+
+@pytest.mark.parametrize(
+    ("query", "document", "expected"),
+    [
+        (
+            "東京 首都",  # a pair of the query's characters is a hit; neighbours share one <b>
+            "cjk-ja",
+            "<b>東京 東京</b>都は日本の<b>首都</b>です。人口は約千四百万人です。"
+            "<b>東京</b>タワーは一九五八年に完成しました。",
+        ),
+        (
+            "Páris cafés",  # decomposed accents stay inside their word's <b>
+            "combining",
+            "<b>Cafe\u0301s</b> The <b>cafe\u0301s</b> of <b>Pa\u0301ris</b> serve "
+            "cre\u0300me bru\u0302le\u0301e. Zoe\u0308 orders a croissant every morning.",
+        ),
+        (
+            "القاهرة عاصمة",
+            "arabic",
+            "<b>القاهرة القاهرة</b> هي <b>عاصمة</b> مصر. يبلغ عدد سكانها أكثر من عشرين مليون نسمة.",
+        ),
+    ],
+)
+def test_snippets_highlight_hits_in_bold_in_any_script(search_client, query, document, expected):
+    """ "Snippets ... include hit highlighting in bold HTML tags" ("Get snippets and extracted
+    content"); without its tags a snippet is its result's text, verbatim."""
+    response = documents(search_client, query, {"snippet_spec": {"return_snippet": True}})
+    [result] = [r for r in response.results if r.id == document]
+    [snippet] = result.document.derived_struct_data["snippets"]
+    assert dict(snippet) == {"snippet": expected, "snippet_status": "SUCCESS"}
 
 
 def test_no_snippet_available_for_a_document_without_text():

@@ -115,7 +115,11 @@ def test_website_data(emulator):
     assert request.content_search_spec.extractive_content_spec.max_extractive_answer_count == 1
     documents = built.invoke(QUERY)
     snippets = documents[0].metadata["derived_struct_data"]["snippets"]
-    assert documents[0].page_content == snippets[0]["snippet"]
+    # The text is the snippet without its hit highlighting.
+    assert "<b>" in snippets[0]["snippet"]
+    assert documents[0].page_content == snippets[0]["snippet"].replace("<b>", "").replace(
+        "</b>", ""
+    )
 
 
 def test_spell_correction_and_query_expansion(emulator):

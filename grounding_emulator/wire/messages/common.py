@@ -1,4 +1,4 @@
-"""What the message builders share: UTF-8 byte offsets, resource names, snippets."""
+"""What the message builders share: UTF-8 byte offsets, resource names."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ import itertools
 
 from grounding_emulator.corpus.records import Chunk, Document
 
-__all__ = ["BRANCH", "SNIPPET_CHARS", "ByteOffsets", "ChunkNames", "snippet"]
+__all__ = ["BRANCH", "ByteOffsets", "ChunkNames"]
 
 BRANCH = "default_branch"
-SNIPPET_CHARS = 250
 
 
 class ByteOffsets:
@@ -41,8 +40,3 @@ class ChunkNames:
     def chunk(self, document: Document, chunk: Chunk) -> str:
         """``.../documents/{id}/chunks/{chunk id}``."""
         return f"{self._documents}{document.id}/chunks/{chunk.id}"
-
-
-def snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 3].rstrip() + "..."

@@ -12,7 +12,8 @@ from grounding_emulator.corpus.records import Chunk, Document
 from grounding_emulator.search.engine import ChunkHit, DocumentHit, SearchPage
 from grounding_emulator.search.extractive import extractive_answers
 from grounding_emulator.search.facets import Interval
-from grounding_emulator.wire.messages.common import ChunkNames, snippet
+from grounding_emulator.search.snippets import snippet
+from grounding_emulator.wire.messages.common import ChunkNames
 
 __all__ = ["NO_SNIPPET", "ContentOptions", "search_response"]
 
@@ -137,7 +138,8 @@ def _fill_document(
     result: Any, hit: DocumentHit, names: ChunkNames, content: ContentOptions
 ) -> None:
     """A DOCUMENTS-mode result: only what ``content`` asks for ("Get snippets and extracted
-    content"; ``SnippetSpec.return_snippet``: "If no snippet can be generated, we return 'No
+    content"; snippets with hit highlighting, ``search/snippets.py``;
+    ``SnippetSpec.return_snippet``: "If no snippet can be generated, we return 'No
     snippet is available for this page.' A snippet_status with SUCCESS or NO_SNIPPET_AVAILABLE
     will also be returned"). Google spells the extractive keys in camelCase (``pageNumber``,
     ``relevanceScore``) and the snippet keys in snake case: mirrored."""
@@ -153,7 +155,7 @@ def _fill_document(
     if content.snippets:
         best = hit.chunks[0].content if hit.chunks else document.content
         derived["snippets"] = (
-            [{"snippet": snippet(best), "snippet_status": "SUCCESS"}]
+            [{"snippet": snippet(best, content.query), "snippet_status": "SUCCESS"}]
             if best.strip()
             else [{"snippet": NO_SNIPPET, "snippet_status": "NO_SNIPPET_AVAILABLE"}]
         )
@@ -168,7 +170,9 @@ def _fill_document(
         for number, chunk in enumerate(hit.chunks[: content.extractive_segments]):
             segment = _segment(chunk)
             if content.segment_scores:
-                segment["relevanceScore"] = hit.relevance
+                # "Relevance scores are based on the similarity of the query to the extracted
+                # segment": the segment's chunk's.
+                segment["relevanceScore"] = hit.chunk_relevances[number]
             if hit.neighbours:
                 previous, following = hit.neighbours[number]
                 segment["previous_segments"] = [_segment(c) for c in previous]

@@ -7,8 +7,11 @@ cloud.google.com/generative-ai-app-builder/docs/multi-turn-search, and the
 Conversations live under a data store or an engine, in the three forms of the v1 HTTP bindings
 (``projects/*/locations/*/dataStores/*``, ``.../collections/*/dataStores/*``,
 ``.../collections/*/engines/*``); the data store or engine must exist (``NOT_FOUND``), and so
-must a named conversation. What each stored field does is in ``answer/conversations.py``, the
-listing in ``answer/conversation_listing.py``.
+must a named conversation. Whichever form a request names, a conversation's ``name`` is the
+fully qualified one, in its collection (``Conversation.name``: "Fully qualified name
+``projects/{project}/locations/global/collections/{collection}/dataStore/*/conversations/*``"):
+a collection-less data store's is ``default_collection``. What each stored field does is in
+``answer/conversations.py``, the listing in ``answer/conversation_listing.py``.
 
 A converse turn (``ConverseConversation``):
 
@@ -133,7 +136,7 @@ class ConversationServicer(Servicer):
             conversation_id = given.conversation
         now = _now()
         conversation = self.backend.conversations.create(
-            name=f"{parent.path}/conversations/{conversation_id}",
+            name=f"{parent.key}/conversations/{conversation_id}",
             key=f"{parent.key}/conversations/{conversation_id}",
             parent=parent.key,
             now=now,
@@ -217,7 +220,7 @@ class ConversationServicer(Servicer):
         """The conversation ``.../conversations/-`` asks for, with a new id."""
         conversation_id = new_id()
         return self.backend.conversations.create(
-            name=f"{parent.path}/conversations/{conversation_id}",
+            name=f"{parent.key}/conversations/{conversation_id}",
             key=f"{parent.key}/conversations/{conversation_id}",
             parent=parent.key,
             now=now,

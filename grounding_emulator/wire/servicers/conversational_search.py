@@ -105,7 +105,7 @@ def _params(
         max_return_results=search_params.max_return_results,
         filter=search_params.filter,
         order_by=search_params.order_by,
-        boosts=boosts(search_params.boost_spec) + spec_boosts,
+        boosts=boosts(search_params.boost_spec, f"{_SEARCH_PARAMS}.boost_spec") + spec_boosts,
         data_store_filters=spec_filters,
         mode=search_result_mode(
             search_params.search_result_mode, f"{_SEARCH_PARAMS}.search_result_mode"

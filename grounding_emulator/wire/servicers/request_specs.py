@@ -1,5 +1,5 @@
-"""The request parts Search and AnswerQuery share, read into the engines' values: boost specs,
-data store specs, the search result mode, ``user_pseudo_id``.
+"""The request parts Search and AnswerQuery share, read into the engines' values: boost specs
+(with their boost control specs), data store specs, the search result mode, ``user_pseudo_id``.
 
 Each reader takes the request field it reads from (``SearchRequest`` and
 ``AnswerQueryRequest.search_spec.search_params`` hold the same specs), so that errors name it.
@@ -7,19 +7,31 @@ Each reader takes the request field it reads from (``SearchRequest`` and
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
-from typing import Any
+from typing import Any, cast
 
 from google.cloud import discoveryengine_v1 as de
 
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import MAX_USER_PSEUDO_ID
-from grounding_emulator.search.engine import ConditionBoost, Mode
+from grounding_emulator.search.engine import AttributeType, BoostControl, ConditionBoost, Mode
 
 __all__ = ["boosts", "check_user_pseudo_id", "data_store_specs", "search_result_mode"]
 
 _Mode = de.SearchRequest.pb().ContentSearchSpec.SearchResultMode
+_Control = de.SearchRequest.pb().BoostSpec.ConditionBoostSpec.BoostControlSpec
+# ControlPoint.attribute_value for FRESHNESS: "an XSD dayTimeDuration value ... The pattern for
+# this is: [nD][T[nH][nM][nS]]. For example, 5D, 3DT12H30M, T24H". XSD's leading P and lowercase
+# units (langchain-google-community's integration test sends "7d") are accepted too.
+_DURATION = re.compile(
+    r"P?(?:(?P<days>\d+)D)?(?:T(?=\d)(?:(?P<hours>\d+)H)?(?:(?P<minutes>\d+)M)?"
+    r"(?:(?P<seconds>\d+(?:\.\d+)?)S)?)?",
+    re.IGNORECASE,
+)
+_SECONDS = {"days": 86_400, "hours": 3_600, "minutes": 60, "seconds": 1}
 # DataStoreSpec.data_store: "Full resource name of DataStore", with or without its collection
 # (the emulator serves collection-less data stores too).
 _DATA_STORE = re.compile(
@@ -27,10 +39,95 @@ _DATA_STORE = re.compile(
 )
 
 
-def boosts(boost_spec: Any) -> tuple[ConditionBoost, ...]:
-    """A ``SearchRequest.BoostSpec``'s condition boosts."""
+def _attribute_value(text: str, attribute_type: AttributeType, field: str) -> float:
+    """A control point's ``attribute_value``: a number, or a duration in seconds."""
+    if attribute_type == "NUMERICAL":
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise InvalidArgument(
+                f"{field} {excerpt(text)} is not a number: the NUMERICAL attribute value of a "
+                'control point is the field\'s value as a string, e.g. "3.5" or "12"',
+                field=field,
+            )
+        return value
+    match = _DURATION.fullmatch(text.strip())
+    if match is None or not any(match.groupdict().values()):
+        raise InvalidArgument(
+            f"{field} {excerpt(text)} is not a duration: a FRESHNESS attribute value is an XSD "
+            "dayTimeDuration, [nD][T[nH][nM][nS]], e.g. 5D, 3DT12H30M or T24H",
+            field=field,
+        )
+    return sum(float(n) * _SECONDS[unit] for unit, n in match.groupdict().items() if n)
+
+
+def _control(spec: Any, field: str) -> BoostControl:
+    """A ``BoostControlSpec`` (``field``: where it is in the request), checked as its field docs
+    say: a curve through control points that "can only be monotonically increasing or
+    decreasing (constant values are acceptable)", boost amounts "between -1 to 1", linear
+    interpolation ("If unspecified ... it defaults to Linear")."""
+    if spec.attribute_type not in (_Control.NUMERICAL, _Control.FRESHNESS):
+        raise InvalidArgument(
+            f"{field}.attribute_type must be NUMERICAL or FRESHNESS, got {spec.attribute_type}",
+            field=f"{field}.attribute_type",
+        )
+    attribute_type = cast(AttributeType, _Control.AttributeType.Name(spec.attribute_type))
+    if spec.interpolation_type not in (_Control.INTERPOLATION_TYPE_UNSPECIFIED, _Control.LINEAR):
+        raise InvalidArgument(
+            f"{field}.interpolation_type must be LINEAR, got {spec.interpolation_type}",
+            field=f"{field}.interpolation_type",
+        )
+    if not spec.field_name:
+        raise InvalidArgument(f"{field}.field_name is required", field=f"{field}.field_name")
+    if not spec.control_points:
+        raise InvalidArgument(
+            f"{field}.control_points is empty: give at least one control point "
+            "(attribute_value, boost_amount)",
+            field=f"{field}.control_points",
+        )
+    points: list[tuple[float, float]] = []
+    for number, point in enumerate(spec.control_points):
+        where = f"{field}.control_points[{number}]"
+        value = _attribute_value(point.attribute_value, attribute_type, f"{where}.attribute_value")
+        if not -1.0 <= point.boost_amount <= 1.0:
+            raise InvalidArgument(
+                f"{where}.boost_amount must be between -1 and 1, got {point.boost_amount}",
+                field=f"{where}.boost_amount",
+            )
+        if points and value <= points[-1][0]:
+            raise InvalidArgument(
+                f"{where}.attribute_value {excerpt(point.attribute_value)} is not after the "
+                "previous control point's: list control points in increasing attribute value",
+                field=f"{where}.attribute_value",
+            )
+        points.append((value, float(point.boost_amount)))
+    steps = [b[1] - a[1] for a, b in itertools.pairwise(points)]
+    if any(s > 0 for s in steps) and any(s < 0 for s in steps):
+        raise InvalidArgument(
+            f"{field}.control_points: the boost amounts go up and down; the curve can only be "
+            "monotonically increasing or decreasing (constant values are acceptable)",
+            field=f"{field}.control_points",
+        )
+    return BoostControl(spec.field_name, attribute_type, tuple(points), field)
+
+
+def boosts(boost_spec: Any, field: str = "boost_spec") -> tuple[ConditionBoost, ...]:
+    """A ``SearchRequest.BoostSpec``'s condition boosts (``field``: where it is in the
+    request)."""
     return tuple(
-        ConditionBoost(spec.condition, spec.boost) for spec in boost_spec.condition_boost_specs
+        ConditionBoost(
+            spec.condition,
+            spec.boost,
+            _control(
+                spec.boost_control_spec,
+                f"{field}.condition_boost_specs[{number}].boost_control_spec",
+            )
+            if spec.HasField("boost_control_spec")
+            else None,
+        )
+        for number, spec in enumerate(boost_spec.condition_boost_specs)
     )
 
 
@@ -62,7 +159,7 @@ def data_store_specs(
             )
         if spec.filter:
             filters.append((f"{field}[{number}].filter", spec.filter))
-        extra.extend(boosts(spec.boost_spec))
+        extra.extend(boosts(spec.boost_spec, f"{field}[{number}].boost_spec"))
     return tuple(extra), tuple(filters)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from google.cloud import discoveryengine_v1 as de
@@ -125,7 +126,9 @@ class SearchServicer(Servicer):
     ``QueryExpansionSpec`` (unspecified = ``DISABLED``), decided under ``canonical_filter``
     when one is given (``SearchRequest.canonical_filter``, see ``search/engine.py``);
     ``user_pseudo_id``, ``language_code``, ``relevance_filter_spec`` and ``session`` (which
-    must exist, unless ``-``) are accepted and otherwise have no effect.
+    must exist, unless ``-``) are accepted and otherwise have no effect. Every response has a new
+    ``attribution_token`` ("A unique search token"): random and URL-safe, opaque as the one in
+    the example response of Google's "Filter generic search" page.
     """
 
     services = discovery_engine("SearchService")
@@ -195,6 +198,7 @@ class SearchServicer(Servicer):
             content=content,
             query_expansion=params.query_expansion,
         )
+        response.attribution_token = secrets.token_urlsafe(48)
         if spec.HasField("summary_spec"):
             summary = generate_summary(
                 data_store, summary_params(request.query, spec.summary_spec, mode), page

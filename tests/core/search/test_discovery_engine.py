@@ -427,7 +427,7 @@ async def test_search_results_carry_the_response_level_values(connection, asynch
     assert [c.document_id for c in results.chunks][:1] == ["emoji"]
     assert len(results.chunks) == 3
     assert results.facets == (SearchFacet("script", (FacetValue(count=1, value="emoji"),)),)
-    assert results.attribution_token == ""  # the emulator sends none
+    assert results.attribution_token  # "A unique search token", on every response
     plain = search.replace(
         spell_correction=None, query_expansion=None, pin_unexpanded_results=False, facet_specs=()
     )

@@ -869,7 +869,9 @@ def test_documents_mode_text_comes_from_the_content_asked_for(session_search):
     documents = session_search.replace(k=1, search_mode="documents")
     [snippet] = documents.search(query)
     assert set(snippet.derived_struct_data) == {"link", "title", "snippets"}
-    assert snippet.content == snippet.derived_struct_data["snippets"][0]["snippet"]
+    highlighted = snippet.derived_struct_data["snippets"][0]["snippet"]
+    assert "<b>Cape Canaveral</b>" in highlighted  # Google's hit highlighting
+    assert snippet.content == highlighted.replace("<b>", "").replace("</b>", "")
     [answer] = documents.replace(max_extractive_answer_count=1).search(query)
     assert answer.content == "Rockets 🚀 launch from Cape Canaveral 🇺🇸 every month."
     assert answer.derived_struct_data["extractive_answers"] == [
@@ -976,7 +978,8 @@ def test_the_text_is_the_content_the_response_carries(content):
     tokyo = chunks["tokyo-tower"].derived_struct_data
     assert tokyo["extractive_segments"] == [{"content": TOKYO_SEGMENT, "pageNumber": ""}]
     assert tokyo["extractive_answers"] == [{"content": TOKYO_ANSWER, "pageNumber": ""}]
-    assert tokyo["snippets"] == [{"snippet": TOKYO_SNIPPET, "snippet_status": "SUCCESS"}]
+    highlighted = TOKYO_SNIPPET.replace("The keeper", "The <b>keeper</b>")
+    assert tokyo["snippets"] == [{"snippet": highlighted, "snippet_status": "SUCCESS"}]
     assert "extractive_answers" not in chunks["title-only"].derived_struct_data
     assert chunks["keeper-manual"].struct_data == MANUAL_STRUCT
     assert chunks["tokyo-tower"].struct_data == TOKYO_STRUCT
