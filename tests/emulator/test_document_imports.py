@@ -13,7 +13,7 @@ from google.cloud import discoveryengine_v1 as de
 from google.longrunning import operations_pb2
 from google.protobuf import field_mask_pb2
 
-from tests.emulator.conftest import ONCE, assert_error
+from tests.emulator.conftest import ONCE, assert_error, versioned_client
 from tests.emulator.google_resources import (
     Content,
     branch,
@@ -386,3 +386,23 @@ def test_documents_with_every_content_type_go_in_one_import(clients):
         ["p"],
         ["j"],
     ]
+
+
+async def test_an_async_client_awaits_the_operation(emulator_and_clients):
+    server, clients = emulator_and_clients
+    parent = data_store(clients, unique("async"))
+    client = versioned_client(de, "DocumentServiceAsyncClient", server.address, asynchronous=True)
+    operation = await client.import_documents(
+        request=de.ImportDocumentsRequest(
+            parent=branch(parent),
+            inline_source=de.ImportDocumentsRequest.InlineSource(
+                documents=[document("a", "Awaited kittiwakes.")]
+            ),
+        ),
+        **ONCE,
+    )
+    response = await operation.result()
+    assert list(response.error_samples) == []
+    assert de.ImportDocumentsMetadata(operation.metadata).success_count == 1
+    await client.transport.close()
+    assert search_ids(clients, parent, "kittiwakes") == ["a"]
