@@ -46,7 +46,7 @@ from grounding_emulator.corpus.embeddings import Embedder
 from grounding_emulator.corpus.reading import SourceDocument
 from grounding_emulator.corpus.records import Document
 from grounding_emulator.corpus.store import CorpusStore
-from grounding_emulator.errors import AlreadyExists, CorpusError, FailedPrecondition, NotFound
+from grounding_emulator.errors import AlreadyExists, FailedPrecondition, NotFound
 
 __all__ = ["DataStoreResource", "EngineResource", "ResourceStore", "StoredDocument"]
 
@@ -464,7 +464,7 @@ class ResourceStore:
                 try:
                     data = document_path.read_bytes()
                     stored = _document_of(data)
-                except (OSError, ValueError, KeyError, TypeError, CorpusError) as exc:
+                except (OSError, ValueError, KeyError, TypeError) as exc:
                     logger.warning("data store %s: ignoring %s (%s)", name, document_path, exc)
                     continue
                 state.documents[stored.id] = stored
