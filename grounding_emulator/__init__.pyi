@@ -1,5 +1,6 @@
 from .corpus.builtin import BUILTIN_DATA_STORE, BUILTIN_ENGINE
 from .corpus.datastore import DataStore
+from .corpus.resources import ResourceStore
 from .corpus.store import CorpusStore
 from .errors import (
     CorpusError,
@@ -37,6 +38,7 @@ __all__ = [
     "JudgeScriptError",
     "LexicalJudge",
     "NotFound",
+    "ResourceStore",
     "ScriptedJudge",
     "Verdict",
 ]

@@ -217,6 +217,12 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         f"at most {MAX_RANK_RECORDS})",
     )
     serve.add_argument(
+        "--gcs-root",
+        metavar="DIR",
+        help="the folder that stands for Cloud Storage: gs://BUCKET/PATH in ImportDocuments and "
+        "Document.content.uri is read from DIR/BUCKET/PATH",
+    )
+    serve.add_argument(
         "--judge-script",
         metavar="FILE",
         help="a JSON file of grounding verdicts to return (rules, queued checks); the lexical "
@@ -379,6 +385,9 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
     # corpus paths, the host, and the port (bound first: a busy one is known in a moment).
     judge = ScriptedJudge.from_file(args.judge_script) if args.judge_script else None
     corpora = _corpora(args)
+    gcs_root = _existing_path("--gcs-root", args.gcs_root) if args.gcs_root else None
+    if gcs_root is not None and not gcs_root.is_dir():
+        raise CommandError(f"--gcs-root {args.gcs_root}: not a folder")
     server = EmulatorServer(
         _store(args),
         judge=judge,
@@ -388,6 +397,7 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         developer_knowledge_data_store=args.developer_knowledge_store,
         stop_grace=args.grace,
         rerank_search=args.rerank_search,
+        gcs_root=gcs_root,
     )
     try:
         server.start()

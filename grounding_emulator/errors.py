@@ -5,8 +5,9 @@ Hierarchy::
     EmulatorError                 base; ``code`` is the gRPC status code name
     ├── InvalidArgument           INVALID_ARGUMENT: a field breaks a documented rule
     ├── NotFound                  NOT_FOUND: data store, engine, serving config or document
-    ├── AlreadyExists             ALREADY_EXISTS: a session of that name exists
+    ├── AlreadyExists             ALREADY_EXISTS: a session, data store, engine or document exists
     ├── FailedPrecondition        FAILED_PRECONDITION: the resource is not ready (e.g. no index)
+    ├── Unimplemented             UNIMPLEMENTED: a documented feature the emulator does not serve
     ├── JudgeError                INTERNAL: a grounding judge failed or broke its Protocol
     ├── CorpusError               a corpus cannot be read or ingested (CLI and store, not gRPC)
     ├── JudgeScriptError          a judge script file is invalid (CLI, not gRPC)
@@ -31,6 +32,7 @@ __all__ = [
     "JudgeScriptError",
     "ListenError",
     "NotFound",
+    "Unimplemented",
     "excerpt",
 ]
 
@@ -101,6 +103,14 @@ class FailedPrecondition(EmulatorError):
     """The resource exists but cannot serve the call yet."""
 
     code = "FAILED_PRECONDITION"
+
+
+class Unimplemented(EmulatorError):
+    """The request asks for something Google documents and the emulator does not serve (a
+    BigQuery import source, a media data store); the message names the field and what to use
+    instead."""
+
+    code = "UNIMPLEMENTED"
 
 
 class CorpusError(EmulatorError):

@@ -12,7 +12,9 @@ import re
 __all__ = [
     "CONVERSE_RESULTS",
     "DEFAULT_CITATION_THRESHOLD",
+    "DEFAULT_DATA_STORE_PAGE_SIZE",
     "DEFAULT_DEVELOPER_KNOWLEDGE_PAGE_SIZE",
+    "DEFAULT_DOCUMENT_PAGE_SIZE",
     "DEFAULT_FACET_LIMIT",
     "DEFAULT_MAX_RETURN_RESULTS",
     "DEFAULT_PAGE_SIZE",
@@ -23,7 +25,14 @@ __all__ = [
     "MAX_BATCH_DOCUMENTS",
     "MAX_CHUNK_NEIGHBOURS",
     "MAX_CONTENT_BYTES",
+    "MAX_CONTENT_URI_BYTES",
+    "MAX_CONTENT_URI_TEXT_BYTES",
+    "MAX_DATA_STORE_DISPLAY_NAME",
+    "MAX_DATA_STORE_PAGE_SIZE",
     "MAX_DEVELOPER_KNOWLEDGE_TEXT",
+    "MAX_DOCUMENT_ID",
+    "MAX_DOCUMENT_PAGE_SIZE",
+    "MAX_ENGINE_DISPLAY_NAME",
     "MAX_EXTRACTIVE_ANSWERS",
     "MAX_EXTRACTIVE_SEGMENTS",
     "MAX_FACET_INTERVALS",
@@ -31,11 +40,19 @@ __all__ = [
     "MAX_FACET_SPECS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
+    "MAX_GCS_CONTENT_FILES",
+    "MAX_GCS_CONTENT_FILE_BYTES",
+    "MAX_GCS_FILES",
+    "MAX_GCS_FILE_BYTES",
+    "MAX_GCS_URI",
     "MAX_JSONL_FILE_BYTES",
     "MAX_PAGE_SIZE",
     "MAX_PDF_FILE_BYTES",
+    "MAX_PURGE_SAMPLE",
     "MAX_RANK_RECORDS",
     "MAX_REPHRASE_STEPS",
+    "MAX_RESOURCE_ID",
+    "MAX_RESOURCE_NAME",
     "MAX_SESSION_PAGE_SIZE",
     "MAX_STRUCT_DEPTH",
     "MAX_SUMMARY_RESULTS_CHUNKS",
@@ -125,6 +142,40 @@ MAX_TEXT_FILE_BYTES = 10_000_000
 MAX_PDF_FILE_BYTES = 200_000_000
 MAX_JSONL_FILE_BYTES = 2_000_000_000
 MAX_STRUCT_DEPTH = 31
+
+# Resources (DataStoreService, EngineService, DocumentService field docs, v1). Ids:
+# CreateDataStoreRequest.data_store_id and CreateEngineRequest.engine_id "must conform to RFC-1034
+# standard with a length limit of 63 characters" (Engine.name: "engine should be 1-63 characters,
+# and valid characters are /[a-z0-9][a-z0-9-_]*/"); Document.id and
+# CreateDocumentRequest.document_id "RFC-1034 standard with a length limit of 128 characters".
+# Names: DataStore.name, Engine.name and Document.name "a length limit of 1024 characters".
+# DataStore.display_name "a length limit of 128 characters"; Engine.display_name "limit of 1024
+# characters".
+MAX_RESOURCE_ID = 63
+MAX_DOCUMENT_ID = 128
+MAX_RESOURCE_NAME = 1024
+MAX_DATA_STORE_DISPLAY_NAME = 128
+MAX_ENGINE_DISPLAY_NAME = 1024
+# ListDataStoresRequest.page_size: "If unspecified, defaults to 10. The maximum allowed value is
+# 50. Values above 50 will be coerced to 50." ListDocumentsRequest.page_size: "If unspecified,
+# defaults to 100. The maximum allowed value is 1000. Values above 1000 are set to 1000."
+DEFAULT_DATA_STORE_PAGE_SIZE = 10
+MAX_DATA_STORE_PAGE_SIZE = 50
+DEFAULT_DOCUMENT_PAGE_SIZE = 100
+MAX_DOCUMENT_PAGE_SIZE = 1000
+# GcsSource.input_uris: "Each URI can be up to 2000 characters long ... A request can contain at
+# most 100 files (or 100,000 files if data_schema is content). Each file can be up to 2 GB (or
+# 100 MB if data_schema is content)." Document.Content.uri: "The maximum file size is 2.5 MB for
+# text-based formats, 200 MB for other formats."
+MAX_GCS_URI = 2000
+MAX_GCS_FILES = 100
+MAX_GCS_CONTENT_FILES = 100_000
+MAX_GCS_FILE_BYTES = 2_000_000_000
+MAX_GCS_CONTENT_FILE_BYTES = 100_000_000
+MAX_CONTENT_URI_TEXT_BYTES = 2_500_000
+MAX_CONTENT_URI_BYTES = 200_000_000
+# PurgeDocumentsResponse.purge_sample: "A max of 100 names will be returned".
+MAX_PURGE_SAMPLE = 100
 
 # Google counts model tokens, which the docs do not define. The emulator counts a word, a
 # number, one CJK/kana/hangul character or one punctuation mark as a token: every model

@@ -1,4 +1,5 @@
-"""Page tokens of the listing RPCs (Search, ListSessions): opaque, bound to the request they page.
+"""Page tokens of the listing RPCs (Search, ListSessions, ListDataStores, ListDocuments...):
+opaque, bound to the request they page.
 
 A token is the offset of the next page and a fingerprint of what the request may not change
 between pages (``SearchRequest.page_token``: "When paginating, all other parameters provided to
@@ -16,7 +17,7 @@ import json
 
 from grounding_emulator.errors import InvalidArgument
 
-__all__ = ["decode_page_token", "encode_page_token", "fingerprint"]
+__all__ = ["decode_page_token", "encode_page_token", "fingerprint", "page_bounds"]
 
 
 def fingerprint(key: object) -> str:
@@ -49,3 +50,28 @@ def decode_page_token(token: str, bound: str, fields: str) -> int:
             field="page_token",
         )
     return offset
+
+
+def page_bounds(
+    count: int,
+    page_size: int,
+    page_token: str,
+    bound: str,
+    *,
+    default: int,
+    maximum: int,
+    fields: str,
+) -> tuple[int, int, str]:
+    """``(start, end, next_page_token)`` of the page a listing request asks for among ``count``
+    items: ``page_size`` 0 is ``default``, above ``maximum`` is coerced to it, negative is
+    ``InvalidArgument`` (as the List requests' field docs say); the token is bound to
+    ``bound`` (see ``decode_page_token``)."""
+    if page_size < 0:
+        raise InvalidArgument(
+            f"page_size must be >= 0, got {page_size} (0 asks for the default, {default})",
+            field="page_size",
+        )
+    size = min(page_size or default, maximum)
+    start = decode_page_token(page_token, bound, fields) if page_token else 0
+    end = min(start + size, count)
+    return start, end, encode_page_token(end, bound) if end < count else ""

@@ -196,6 +196,13 @@ class ConversationStore:
             self.get(key, name)
             del self._conversations[key]
 
+    def remove_under(self, parent: str) -> None:
+        """Forget the conversations of a data store or engine (canonical name) that was
+        deleted."""
+        with self._lock:
+            for key in [k for k, c in self._conversations.items() if c.parent == parent]:
+                del self._conversations[key]
+
     def clear(self) -> None:
         """Forget every conversation."""
         with self._lock:

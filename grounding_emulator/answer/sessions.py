@@ -238,6 +238,16 @@ class SessionStore:
             for answer in [a for a in self._answers if a.startswith(prefix)]:
                 del self._answers[answer]
 
+    def remove_under(self, parent: str) -> None:
+        """Forget the sessions (and their answers) of a data store or engine (canonical name)
+        that was deleted, so that one made again under its name starts without them."""
+        prefix = f"{parent}/"
+        with self._lock:
+            for key in [k for k, s in self._sessions.items() if s.parent == parent]:
+                del self._sessions[key]
+            for answer in [a for a in self._answers if a.startswith(prefix)]:
+                del self._answers[answer]
+
     def clear(self) -> None:
         """Forget every session and answer."""
         with self._lock:

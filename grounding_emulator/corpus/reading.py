@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import io
 import json
 import logging
 import os
@@ -32,7 +33,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from grounding_emulator.corpus.chunking import (
     Block,
@@ -57,7 +58,9 @@ __all__ = [
     "SourceDocument",
     "corpus_fingerprint",
     "describe_skipped",
+    "description_of",
     "document_from_mapping",
+    "read_content",
     "read_corpus",
     "read_folder",
     "read_jsonl",
@@ -118,7 +121,8 @@ def _first_heading(blocks: list[Block]) -> str:
     return next((b.text for b in blocks if b.kind == "heading"), "")
 
 
-def _description(blocks: list[Block]) -> str:
+def description_of(blocks: list[Block]) -> str:
+    """A document's description: its first paragraph, flattened, at most 200 characters."""
     text = next((b.text for b in blocks if b.kind == "paragraph"), "")
     text = " ".join(text.split())
     return text if len(text) <= 200 else text[:197].rstrip() + "..."
@@ -141,12 +145,12 @@ def _text_of(blocks: list[Block]) -> str:
     return "\n\n".join(parts)
 
 
-def _pdf(path: Path) -> tuple[str, list[Block]]:
+def _pdf(source: Path | IO[bytes]) -> tuple[str, list[Block]]:
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
     try:
-        reader = PdfReader(path)
+        reader = PdfReader(source)
         title = ""
         if reader.metadata is not None and reader.metadata.title:
             title = str(reader.metadata.title)
@@ -156,6 +160,25 @@ def _pdf(path: Path) -> tuple[str, list[Block]]:
     except (PyPdfError, OSError, ValueError) as exc:
         raise CorpusError(f"cannot read it as a PDF ({exc})") from exc
     return title, blocks
+
+
+def read_content(data: bytes, mime_type: str) -> tuple[str, str, list[Block]]:
+    """``(title, text, blocks)`` of a document's content of type ``mime_type``: ``text/plain``,
+    ``text/markdown``, ``text/html`` (UTF-8) or ``application/pdf``; ``CorpusError`` saying why
+    it cannot be read."""
+    if mime_type == "application/pdf":
+        title, blocks = _pdf(io.BytesIO(data))
+        return title, _text_of(blocks), blocks
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(
+            f"it is not UTF-8 text (byte {exc.start}: {exc.reason}): convert it to UTF-8"
+        ) from exc
+    title, blocks = _blocks(text, mime_type)
+    if mime_type == "text/html":
+        text = _text_of(blocks)
+    return title, text, blocks
 
 
 def _inside(root: Path, path: Path) -> bool:
@@ -278,7 +301,7 @@ def read_folder(root: Path, *, base_uri: str | None = None) -> Iterator[SourceDo
             },
             mime_type=mime_type,
             update_time=_dt.datetime.fromtimestamp(int(stat.st_mtime), tz=_dt.timezone.utc),
-            description=_description(blocks),
+            description=description_of(blocks),
         )
         yield SourceDocument(document, tuple(blocks), origin=where)
 
@@ -353,7 +376,7 @@ def _document(record: Any, number: int) -> SourceDocument:
         struct_data=dict(struct_data),
         mime_type=mime_type,
         update_time=_timestamp(record.get("update_time")),
-        description=_string(record, "description") or _description(blocks),
+        description=_string(record, "description") or description_of(blocks),
     )
     return SourceDocument(document, tuple(blocks))
 

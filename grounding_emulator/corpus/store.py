@@ -265,6 +265,15 @@ class CorpusStore:
             for engine_id in [e for e, d in self._engines.items() if d == data_store_id]:
                 del self._engines[engine_id]
 
+    def delete(self, data_store_id: str) -> None:
+        """Stop serving a data store, if it is served, and delete its persisted index."""
+        with self._lock:
+            self._data_stores.pop(data_store_id, None)
+            for engine_id in [e for e, d in self._engines.items() if d == data_store_id]:
+                del self._engines[engine_id]
+        if self.state_dir is not None:
+            shutil.rmtree(self._folder(_check_id("data store", data_store_id)), ignore_errors=True)
+
     def reset(self) -> None:
         """Serve nothing: forget every data store and engine (persisted indexes stay on disk)."""
         with self._lock:

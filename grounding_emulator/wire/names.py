@@ -19,16 +19,25 @@ from dataclasses import dataclass
 from grounding_emulator.errors import InvalidArgument, NotFound, excerpt
 
 __all__ = [
+    "BRANCHES",
+    "DEFAULT_COLLECTION",
     "SERVING_CONFIGS",
     "AnswerName",
+    "CollectionName",
     "ConversationName",
     "ParentName",
     "ServingConfigName",
     "SessionName",
+    "canonical_name",
     "check_document_name",
     "data_store_path",
     "parse_answer_name",
+    "parse_branch",
+    "parse_collection",
     "parse_conversation_name",
+    "parse_data_store_name",
+    "parse_document_name",
+    "parse_engine_name",
     "parse_grounding_config",
     "parse_ranking_config",
     "parse_serving_config",
@@ -379,3 +388,128 @@ def parse_conversation_name(
         )
     parent = _parent(match, name, field, "a conversation name")
     return ConversationName(parent, match["conversation"])
+
+
+# -- resources (DataStoreService, EngineService, DocumentService, Operations) ---------------------
+# The forms of the v1 HTTP bindings: collections (``projects/*/locations/*/collections/*``, and
+# ``projects/*/locations/*`` for CreateDataStore and ListDataStores), data stores in a collection
+# or not, engines in a collection, branches and documents under a data store.
+BRANCHES = ("default_branch", "0")
+_COLLECTION = re.compile(
+    rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
+    rf"(?:/collections/(?P<collection>{_SEGMENT}))?$"
+)
+_RESOURCE = re.compile(rf"^{_PARENT}$")
+_BRANCH = re.compile(rf"^{_PARENT}/branches/(?P<branch>{_SEGMENT})$")
+_DOCUMENT = re.compile(
+    rf"^{_PARENT}/branches/(?P<branch>{_SEGMENT})/documents/(?P<document>{_SEGMENT})$"
+)
+_DATA_STORE_FORMS = (
+    "projects/{p}/locations/{l}/collections/{c}/dataStores/{d} or "
+    "projects/{p}/locations/{l}/dataStores/{d}"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionName:
+    """A collection (``default_collection`` for the collection-less forms)."""
+
+    project: str
+    location: str
+    collection: str
+
+    @property
+    def path(self) -> str:
+        """The canonical name ``projects/{p}/locations/{l}/collections/{c}``."""
+        return f"projects/{self.project}/locations/{self.location}/collections/{self.collection}"
+
+
+def parse_collection(name: str, field: str = "parent", *, bare: bool = False) -> CollectionName:
+    """A collection name; with ``bare``, ``projects/{p}/locations/{l}`` too (the collection-less
+    bindings of CreateDataStore and ListDataStores). Another location is ``INVALID_ARGUMENT``,
+    another collection than ``default_collection`` ``NOT_FOUND``."""
+    forms = "projects/{p}/locations/{l}/collections/{c}"
+    match = _match(
+        _COLLECTION,
+        name,
+        field,
+        "a collection name",
+        forms + (" or projects/{p}/locations/{l}" if bare else ""),
+    )
+    if match["collection"] is None and not bare:
+        raise InvalidArgument(
+            f"{field} {excerpt(name)} is not a collection name: expected {forms}", field=field
+        )
+    _check_location(match["location"], name, field)
+    collection = match["collection"] or DEFAULT_COLLECTION
+    if collection not in COLLECTIONS:
+        raise NotFound(f"collection {excerpt(collection)} not found (only default_collection)")
+    return CollectionName(match["project"], match["location"], collection)
+
+
+def _resource(match: re.Match[str], name: str, field: str, kind: str, forms: str) -> ParentName:
+    if match["kind"] != kind:
+        what = "a data store name" if kind == "dataStores" else "an engine name"
+        raise InvalidArgument(
+            f"{field} {excerpt(name)} is not {what}: expected {forms}", field=field
+        )
+    return _parent(
+        match, name, field, "a data store name" if kind == "dataStores" else "an engine name"
+    )
+
+
+def parse_data_store_name(name: str, field: str = "name") -> ParentName:
+    """A data store name, in a collection or not."""
+    match = _match(_RESOURCE, name, field, "a data store name", _DATA_STORE_FORMS)
+    return _resource(match, name, field, "dataStores", _DATA_STORE_FORMS)
+
+
+def parse_engine_name(name: str, field: str = "name") -> ParentName:
+    """An engine name (engines live in a collection)."""
+    forms = "projects/{p}/locations/{l}/collections/{c}/engines/{e}"
+    match = _match(_RESOURCE, name, field, "an engine name", forms)
+    return _resource(match, name, field, "engines", forms)
+
+
+def _branch(match: re.Match[str], name: str, field: str, tail: str) -> ParentName:
+    what = "a branch name" if not tail else "a document name"
+    if match["kind"] != "dataStores":
+        raise InvalidArgument(
+            f"{field} {excerpt(name)} is not {what}: branches live under data stores "
+            f"({_DATA_STORE_FORMS}, then /branches/default_branch{tail})",
+            field=field,
+        )
+    parent = _parent(match, name, field, what)
+    if match["branch"] not in BRANCHES:
+        raise NotFound(f"branch {excerpt(match['branch'])} not found (only default_branch)")
+    return parent
+
+
+def parse_branch(name: str, field: str = "parent") -> ParentName:
+    """The data store of a branch name ``{data store}/branches/default_branch``."""
+    expected = f"{{data store}}/branches/default_branch, the data store being {_DATA_STORE_FORMS}"
+    match = _match(_BRANCH, name, field, "a branch name", expected)
+    return _branch(match, name, field, "")
+
+
+def parse_document_name(name: str, field: str = "name") -> tuple[ParentName, str]:
+    """The data store and id of a document name ``{data store}/branches/{b}/documents/{id}``."""
+    expected = (
+        f"{{data store}}/branches/default_branch/documents/{{id}}, the data store being "
+        f"{_DATA_STORE_FORMS}"
+    )
+    match = _match(_DOCUMENT, name, field, "a document name", expected)
+    return _branch(match, name, field, "/documents/{id}"), match["document"]
+
+
+def canonical_name(name: str) -> str:
+    """``name`` in the form operations are kept under: a collection-less data store in
+    ``default_collection``, the default branch as ``0`` (as Google names its operations:
+    ``.../dataStores/{d}/branches/0/operations/import-documents-...``)."""
+    parts = name.split("/")
+    if len(parts) > 4 and (parts[0], parts[2], parts[4]) == ("projects", "locations", "dataStores"):
+        parts[4:4] = ["collections", DEFAULT_COLLECTION]
+    for index in range(len(parts) - 1):
+        if parts[index] == "branches" and parts[index + 1] == "default_branch":
+            parts[index + 1] = "0"
+    return "/".join(parts)

@@ -18,7 +18,10 @@ with ``RESOURCE_EXHAUSTED`` before the emulator sees it. ``stop()`` drains: call
 ``stop_grace`` seconds (``drain.DEFAULT_STOP_GRACE``) to complete, while new calls are refused (the
 listener is closed: clients see ``UNAVAILABLE``, which they retry). ``server.faults`` injects
 failures and delays; ``server.store`` holds the data stores and engines it serves;
-``server.judge`` gives CheckGrounding's (and AnswerQuery's) grounding verdicts.
+``server.judge`` gives CheckGrounding's (and AnswerQuery's) grounding verdicts;
+``server.resources`` the data stores, engines and documents made through Google's resource APIs
+(kept beside ``server.store``, in its state dir when it has one); ``gcs_root`` the folder that
+stands for Cloud Storage (``gs://BUCKET/PATH`` is ``gcs_root/BUCKET/PATH``).
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from types import TracebackType
 
 import grpc
 
 from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
+from grounding_emulator.corpus.resources import ResourceStore
 from grounding_emulator.corpus.store import CorpusStore
 from grounding_emulator.errors import ListenError
 from grounding_emulator.grounding.judge import Judge
@@ -73,6 +78,18 @@ def _check_grace(value: object, name: str) -> float:
     return float(value)
 
 
+def _check_gcs_root(value: Path | str | None) -> Path | None:
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise ValueError(
+            f"gcs_root {str(value)!r} is not a folder: give the folder whose BUCKET/PATH files "
+            "stand for gs://BUCKET/PATH"
+        )
+    return path.resolve()
+
+
 class EmulatorServer:
     """The emulator's gRPC server; a context manager (enter starts, exit stops).
 
@@ -89,6 +106,9 @@ class EmulatorServer:
         rerank_search: Search, AnswerQuery and ConverseConversation on Discovery Engine rerank
             their first ``rerank_search`` results with the Rank scorer, as an engine with a
             ranking step would (0, the default: off; at most 200).
+        gcs_root: the folder that stands for Cloud Storage: ImportDocuments' ``gcs_source`` and
+            a document's ``content.uri`` read ``gs://BUCKET/PATH`` from ``gcs_root/BUCKET/PATH``
+            (``None``, the default: such URIs are ``FAILED_PRECONDITION``).
     """
 
     def __init__(
@@ -104,6 +124,7 @@ class EmulatorServer:
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         stop_grace: float = DEFAULT_STOP_GRACE,
         rerank_search: int = 0,
+        gcs_root: Path | str | None = None,
     ) -> None:
         if not allow_remote and not is_loopback(host):
             raise ValueError(
@@ -132,6 +153,8 @@ class EmulatorServer:
             LexicalJudge() if judge is None else judge,
             developer_knowledge_data_store,
             rerank_search=check_rerank_top(rerank_search),
+            resources=ResourceStore.beside(store),
+            gcs_root=_check_gcs_root(gcs_root),
         )
         self.host = host
         self.faults = FaultInjector()
@@ -157,6 +180,11 @@ class EmulatorServer:
     def store(self) -> CorpusStore:
         """The data stores and engines it serves."""
         return self.backend.store
+
+    @property
+    def resources(self) -> ResourceStore:
+        """The data stores, engines and documents made through Google's resource APIs."""
+        return self.backend.resources
 
     @property
     def judge(self) -> Judge:

@@ -28,6 +28,7 @@ def test_all_is_pinned():
         "JudgeScriptError",
         "LexicalJudge",
         "NotFound",
+        "ResourceStore",
         "ScriptedJudge",
         "Verdict",
     ]

@@ -31,7 +31,7 @@ CONVERSATION_RPCS = [
     "DeleteConversation",
 ]
 DISCOVERY_ENGINE = {
-    "SearchService": ["Search"],
+    "SearchService": ["Search", "SearchLite"],
     "GroundedGenerationService": ["CheckGrounding"],
     "ConversationalSearchService": [
         "AnswerQuery",
@@ -42,7 +42,25 @@ DISCOVERY_ENGINE = {
     ],
     "SessionService": SESSION_RPCS,
     "RankService": ["Rank"],
+    "DataStoreService": [
+        "CreateDataStore",
+        "GetDataStore",
+        "ListDataStores",
+        "UpdateDataStore",
+        "DeleteDataStore",
+    ],
+    "EngineService": ["CreateEngine", "GetEngine", "ListEngines", "UpdateEngine", "DeleteEngine"],
+    "DocumentService": [
+        "CreateDocument",
+        "GetDocument",
+        "ListDocuments",
+        "UpdateDocument",
+        "DeleteDocument",
+        "ImportDocuments",
+        "PurgeDocuments",
+    ],
 }
+OPERATIONS = ["GetOperation", "ListOperations", "CancelOperation"]
 DEVELOPER_KNOWLEDGE = ["SearchDocumentChunks", "GetDocument", "BatchGetDocuments", "AnswerQuery"]
 
 
@@ -55,17 +73,29 @@ def test_the_method_table_serves_every_rpc_under_every_version():
         for service, names in DISCOVERY_ENGINE.items()
         for name in names
     } | {f"/google.developers.knowledge.v1.DeveloperKnowledge/{n}" for n in DEVELOPER_KNOWLEDGE}
+    expected |= {f"/google.longrunning.Operations/{n}" for n in OPERATIONS}
     assert sorted(m.path for m in methods) == sorted(expected)
-    assert len(methods) == 70
+    assert len(methods) == 127
     streaming = {m.path for m in methods if m.streaming}
     assert streaming == {
         f"/google.cloud.discoveryengine.{v}.ConversationalSearchService/StreamAnswerQuery"
         for v in ("v1", "v1beta", "v1alpha")
     }
-    servicers = {m.call.__self__ for m in methods}  # type: ignore[attr-defined]
+    # a versioned RPC (one that starts an operation) is bound to its version
+    calls = [getattr(m.call, "func", m.call) for m in methods]
+    servicers = {call.__self__ for call in calls}  # type: ignore[attr-defined]
     # one servicer per service, shared by its versions; SessionServicer also serves the session
     # RPCs of ConversationalSearchService, ConversationServicer its conversation RPCs
-    assert len(servicers) == 7
+    assert len(servicers) == 11
+    imports = {
+        m.path: m.call.keywords  # type: ignore[attr-defined]
+        for m in methods
+        if m.name == "ImportDocuments"
+    }
+    assert imports == {
+        f"/google.cloud.discoveryengine.{v}.DocumentService/ImportDocuments": {"version": v}
+        for v in ("v1", "v1beta", "v1alpha")
+    }
     assert {s.backend for s in servicers} == {backend}
     check = next(
         m for m in methods if m.path.endswith("v1beta.GroundedGenerationService/CheckGrounding")

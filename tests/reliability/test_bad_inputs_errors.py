@@ -359,7 +359,10 @@ CASES = [
         "fault on a misspelt method",
         fault("Serch", code="UNAVAILABLE"),
         ValueError,
-        ["method 'Serch' is not an RPC the emulator serves; did you mean 'Search'?"],
+        [
+            "method 'Serch' is not an RPC the emulator serves",
+            "did you mean 'Search' or 'SearchLite'?",
+        ],
     ),
     (
         "fault on a misspelt full path",

@@ -10,12 +10,15 @@ method returns its responses in order)::
         @rpc("CheckGrounding", de.CheckGroundingRequest.pb())
         def check_grounding(self, request: Any) -> Any: ...
 
+``versioned=True`` passes the method the API version of the service it is called under
+(``version="v1beta"``): a long-running operation packs its response as that version's message.
 Defining the class registers it; :func:`method_table` gives every RPC of every registered
 servicer, under each of its services. Adding an RPC to a service touches only its servicer.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
@@ -31,6 +34,7 @@ __all__ = [
     "registered",
     "rpc",
     "rpc_paths",
+    "service_version",
 ]
 
 # Discovery Engine RPCs are served under every version by the same servicer: the wire formats
@@ -38,6 +42,12 @@ __all__ = [
 DISCOVERY_ENGINE_VERSIONS = ("v1", "v1beta", "v1alpha")
 
 _Call = TypeVar("_Call", bound=Callable[..., Any])
+
+
+def service_version(service: str) -> str:
+    """The API version of a Discovery Engine service name (``v1beta`` of
+    ``google.cloud.discoveryengine.v1beta.SearchService``)."""
+    return service.rsplit(".", 2)[-2]
 
 
 def discovery_engine(service: str) -> tuple[str, ...]:
@@ -67,6 +77,7 @@ class _Rpc:
     name: str
     request_type: Any
     streaming: bool = False
+    versioned: bool = False
 
 
 # function -> the RPC it serves; read by Servicer.__init_subclass__ when its class is defined
@@ -74,12 +85,15 @@ _RPCS: dict[Callable[..., Any], _Rpc] = {}
 _REGISTRY: list[type[Servicer]] = []
 
 
-def rpc(name: str, request_type: Any, *, streaming: bool = False) -> Callable[[_Call], _Call]:
+def rpc(
+    name: str, request_type: Any, *, streaming: bool = False, versioned: bool = False
+) -> Callable[[_Call], _Call]:
     """Mark a servicer method as the RPC ``name`` taking ``request_type`` (a ``.pb()`` class);
-    ``streaming``: a server-streaming RPC (the method returns its responses, in order)."""
+    ``streaming``: a server-streaming RPC (the method returns its responses, in order);
+    ``versioned``: the method takes ``version=`` too (``service_version``)."""
 
     def mark(method: _Call) -> _Call:
-        _RPCS[method] = _Rpc(name, request_type, streaming)
+        _RPCS[method] = _Rpc(name, request_type, streaming, versioned)
         return method
 
     return mark
@@ -133,9 +147,10 @@ def method_table(backend: Backend) -> list[Method]:
         servicer = cls(backend)
         for attr, spec in cls.rpcs.items():
             for service in cls.services:
-                method = Method(
-                    service, spec.name, spec.request_type, getattr(servicer, attr), spec.streaming
-                )
+                call = getattr(servicer, attr)
+                if spec.versioned:
+                    call = functools.partial(call, version=service_version(service))
+                method = Method(service, spec.name, spec.request_type, call, spec.streaming)
                 if method.path in methods:
                     raise RuntimeError(f"{method.path} is served twice ({cls.__qualname__})")
                 methods[method.path] = method

@@ -1,4 +1,4 @@
-"""``google.cloud.discoveryengine.{v}.SearchService``: Search."""
+"""``google.cloud.discoveryengine.{v}.SearchService``: Search, SearchLite."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from google.cloud import discoveryengine_v1 as de
 
 from grounding_emulator.answer.summary import generate_summary
-from grounding_emulator.errors import InvalidArgument
+from grounding_emulator.errors import FailedPrecondition, InvalidArgument
 from grounding_emulator.limits import MAX_EXTRACTIVE_ANSWERS, MAX_EXTRACTIVE_SEGMENTS
 from grounding_emulator.search.engine import Mode, SearchParams, search
 from grounding_emulator.search.facets import FacetRequest, Interval
@@ -205,3 +205,21 @@ class SearchServicer(Servicer):
             )
             response.summary.CopyFrom(search_summary(summary, names))
         return response
+
+    @rpc("SearchLite", de.SearchRequest.pb())
+    def search_lite(self, request: Any) -> Any:
+        """``SearchLite``: Search, "a lite version that allows API key for authentication";
+        "Only public website search is supported by this method. If data stores and engines not
+        associated with public website search are specified, a FAILED_PRECONDITION error is
+        returned." A data store made with ``content_config`` ``PUBLIC_WEBSITE`` (its documents
+        put in through DocumentService, as the emulator crawls nothing), or an engine over one,
+        is searched as Search searches it; any other is ``FAILED_PRECONDITION``."""
+        name = parse_serving_config(request.serving_config)
+        config = self.backend.content_config(name)
+        if config != "PUBLIC_WEBSITE":
+            raise FailedPrecondition(
+                f"SearchLite serves public website search only, and {name.parent_path} searches "
+                f"a data store of content_config {config}: call Search, or create a data store "
+                "with content_config PUBLIC_WEBSITE (and an engine over it)"
+            )
+        return self.search(request)
