@@ -10,9 +10,10 @@ from .installed import run_fresh
 
 FRAMEWORKS = {"langchain", "langchain_core", "llama_index"}
 ADAPTERS = {"langchain_grounding", "llamaindex_grounding"}
-# The emulator and the libraries only its engines use (search, PDF, filters, stemming, vectors).
+# The emulator and the libraries only it uses (search, PDF, filters, stemming, vectors, REST).
 EMULATOR = {
     "grounding_emulator",
+    "aiohttp",
     "bm25s",
     "cachetools",
     "lark",
