@@ -257,7 +257,7 @@ class EmulatorServer:
             raise RuntimeError("the emulator was already started")
         check_free(self.host, self._requested_port)
         if self._requested_rest_port is not None:
-            check_free(self.host, self._requested_rest_port)
+            check_free(self.host, self._requested_rest_port, transport="REST")
         self._thread = threading.Thread(target=self._run, name="emulator-server", daemon=True)
         self._thread.start()
         if not self._ready.wait(_START_TIMEOUT):

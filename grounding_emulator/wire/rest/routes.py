@@ -18,10 +18,10 @@ answered ``UNIMPLEMENTED`` as over gRPC. A GAPIC package already imported (the s
 ``discoveryengine_v1``) is read at once; another (``discoveryengine_v1beta``, which takes seconds
 to import) when a path first matches none of the routes read so far.
 
-Path templates (``http.proto``): ``*`` matches one path segment, ``**`` the rest of the path,
-``{field=pattern}`` binds what ``pattern`` matched to the request field ``field`` (a dotted
-path), ``{field}`` is ``{field=*}``, ``:verb`` is literal. Google does not document which of
-two templates that match one path wins (``/v1/documents:batchGet`` and
+Path templates (``http.proto``): ``*`` matches one path segment (up to a ``:verb``), ``**``
+the rest of the path, ``{field=pattern}`` binds what ``pattern`` matched to the request field
+``field`` (a dotted path), ``{field}`` is ``{field=*}``, ``:verb`` is literal. Google does not
+document which of two templates that match one path wins (``/v1/documents:batchGet`` and
 ``/v1/{name=documents/**}``); here the one with more literal characters does.
 """
 
@@ -62,7 +62,7 @@ def _wildcards(pattern: str) -> tuple[str, int]:
         if token == "**":
             parts.append(".+")
         elif token == "*":
-            parts.append("[^/]+")
+            parts.append("[^/:]+")  # a segment; a path's ":verb" is not part of it
         else:
             parts.append(re.escape(token))
             literal += len(token)
@@ -212,6 +212,7 @@ class RouteTable:
         self._lock = threading.Lock()
         self._routes: tuple[Route, ...] = ()
         self._seen: set[tuple[str, str]] = set()
+        self._complete = False  # every package read, every mixin given its routes
         libraries = _library_metadata(methods)
         served = {_package(m.service) for m in methods}
         self._mixins = [m for m in methods if _package(m.service) not in libraries]
@@ -232,13 +233,13 @@ class RouteTable:
         """The route of ``verb`` and the raw ``path``, with the field values the path binds;
         ``None`` if no route of any of the APIs matches."""
         while True:
-            pending = bool(self._pending)
+            complete = self._complete
             for route in self._routes:
                 if route.verb == verb:
                     values = route.template.match(path)
                     if values is not None:
                         return route, values
-            if not pending:
+            if complete:
                 return None
             self.load_all()
 
@@ -250,11 +251,14 @@ class RouteTable:
     def load_all(self) -> None:
         """Read the routes of the GAPIC packages not read yet (importing them)."""
         with self._lock:
+            if self._complete:
+                return
             while self._pending:
                 self._load(self._pending.pop(0))
             for method in self._mixins:  # a mixin no transport gave a rule: its descriptor's
                 if not any(route.method is method for route in self._routes):
                     self._add(_descriptor_rules(method), method.path, method)
+            self._complete = True
 
     def _load(self, metadata: Mapping[str, Any]) -> None:
         library = metadata["libraryPackage"]
