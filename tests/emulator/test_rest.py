@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -18,7 +19,7 @@ from google.cloud import discoveryengine_v1 as de
 from google.cloud import discoveryengine_v1beta
 from google.protobuf import field_mask_pb2
 
-from grounding_emulator import EmulatorServer
+from grounding_emulator import CorpusStore, EmulatorServer, LexicalJudge
 from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, assert_error, serving_config
 
 ENGINE = serving_config("python-docs-app", kind="engines")
@@ -396,6 +397,31 @@ def test_stopping_lets_a_rest_call_in_flight_complete():
     call.join()
     assert replies[0][0] == 200
     assert replies[0][1]["results"]
+
+
+def test_a_client_that_hangs_up_cancels_its_call():
+    judged = []
+    lexical = LexicalJudge()
+
+    def judge(claims, facts, citation_threshold):
+        judged.extend(claims)  # a cancelled call stops before the first claim
+        return lexical(claims, facts, citation_threshold)
+
+    server = EmulatorServer(CorpusStore(), judge=judge).start()
+    server.faults.delay("CheckGrounding", seconds=60, times=1)
+    body = json.dumps(
+        {"answerCandidate": "Paris is in France.", "facts": [{"factText": "Paris is in France."}]}
+    ).encode()
+    with socket.create_connection(("127.0.0.1", server.rest_port)) as client:
+        client.sendall(
+            f"POST /v1/{GROUNDING_CONFIG}:check HTTP/1.1\r\nHost: emulator\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        while not server.faults.injected:  # the call is waiting out its delay
+            threading.Event().wait(0.01)
+    server.stop(grace=120)  # returns once the call has ended
+    assert judged == []
 
 
 def test_rest_can_be_left_out():

@@ -136,13 +136,17 @@ class RestServer:
         work = asyncio.get_running_loop().run_in_executor(
             self._pool, self._gateway.handle, http, call
         )
+        reply: HttpReply | None = None
         try:
             reply = await asyncio.wait_for(work, timeout)
         except asyncio.TimeoutError:
-            reply = refusal(Refused(grpc.StatusCode.DEADLINE_EXCEEDED, DEADLINE_MESSAGE))
+            pass
         except asyncio.CancelledError:
             call.cancel()  # the client went away: its work stops at the next check
             raise
+        if reply is None or call.time_remaining() == 0:
+            # past the deadline, as gRPC ends a call at its deadline whatever the handler does
+            reply = refusal(Refused(grpc.StatusCode.DEADLINE_EXCEEDED, DEADLINE_MESSAGE))
         response = _response(reply)
         if size > len(body):
             response.force_close()  # the rest of the body is not read
