@@ -162,6 +162,8 @@ class EmulatorServer:
 
     def __repr__(self) -> str:
         state = f"listening on {self.address}" if self.running else "stopped"
+        if self.running and self.rest_port is not None:
+            state += f" and {self.rest_url}"
         return (
             f"EmulatorServer({state}, data_stores={list(self.store.data_store_ids)}, "
             f"judge={self.judge!r})"

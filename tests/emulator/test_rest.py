@@ -20,6 +20,7 @@ from google.cloud import discoveryengine_v1beta
 from google.protobuf import field_mask_pb2
 
 from grounding_emulator import CorpusStore, EmulatorServer, LexicalJudge
+from grounding_emulator.errors import ListenError
 from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, assert_error, serving_config
 
 ENGINE = serving_config("python-docs-app", kind="engines")
@@ -422,6 +423,27 @@ def test_a_client_that_hangs_up_cancels_its_call():
             threading.Event().wait(0.01)
     server.stop(grace=120)  # returns once the call has ended
     assert judged == []
+
+
+def test_a_busy_rest_port_is_reported_as_the_rest_port():
+    with EmulatorServer(CorpusStore()) as first:
+        second = EmulatorServer(CorpusStore(), rest_port=first.rest_port)
+        with pytest.raises(ListenError, match=rf":{first.rest_port} \(REST\): .*in use"):
+            second.start()
+        assert not second.running
+
+
+def test_rest_on_the_ipv6_loopback():
+    try:
+        server = EmulatorServer(CorpusStore(), host="::1").start()
+    except ListenError:
+        pytest.skip("no IPv6 loopback on this machine")
+    try:
+        assert server.rest_url == f"http://[::1]:{server.rest_port}"
+        status, body = http(server, "GET", "/v1/nothing")
+        assert (status, body["error"]["code"]) == (404, 404)
+    finally:
+        server.stop()
 
 
 def test_rest_can_be_left_out():
