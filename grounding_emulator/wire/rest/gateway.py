@@ -17,9 +17,11 @@ that disconnects cancels its call alike (``server.py``).
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -38,7 +40,17 @@ from grounding_emulator.wire.rest.transcoding import (
 )
 from grounding_emulator.wire.servicers.registry import Method
 
-__all__ = ["HttpCall", "HttpReply", "HttpRequest", "RestGateway", "server_timeout"]
+__all__ = [
+    "DEADLINE_MESSAGE",
+    "HttpCall",
+    "HttpReply",
+    "HttpRequest",
+    "RestGateway",
+    "refusal",
+    "server_timeout",
+]
+
+logger = logging.getLogger(__name__)
 
 DEADLINE_MESSAGE = "Deadline expired before operation could complete."
 
@@ -114,7 +126,7 @@ class RestGateway:
 
     def __init__(
         self,
-        methods: list[Method],
+        methods: Sequence[Method],
         faults: FaultInjector,
         max_request_bytes: int,
         gate: CallGate,
@@ -137,8 +149,8 @@ class RestGateway:
                 takes = f"; that path takes {' or '.join(verbs)}" if verbs else ""
                 raise Refused(
                     grpc.StatusCode.NOT_FOUND,
-                    f"{request.verb} {request.path[:200]} is no method of the emulator's "
-                    f"APIs{takes}",
+                    f"no method of the emulator's APIs answers {request.verb} "
+                    f"{request.path[:200]}{takes}",
                 )
             route, values = found
             method = route.method
@@ -160,6 +172,10 @@ class RestGateway:
                 return HttpReply(200, response_json(response, route, parameters))
         except Refused as exc:
             return refusal(exc, parameters.pretty)
+        except Exception as exc:  # the gateway's own bug: INTERNAL, as gRPC's handler says it
+            logger.exception("REST %s %s failed", request.verb, request.path[:200])
+            error = Refused(grpc.StatusCode.INTERNAL, f"emulator error in REST: {exc!r}")
+            return refusal(error, parameters.pretty)
 
 
 def refusal(error: Refused, pretty: bool = True) -> HttpReply:
