@@ -284,8 +284,8 @@ class RouteTable:
             for verb, template, body in _bindings(rule):
                 if (verb, template) not in self._seen:
                     self._seen.add((verb, template))
-                    template_ = PathTemplate.parse(template)
-                    added.append(Route(verb, template_, body, rpc, method, package))
+                    parsed = PathTemplate.parse(template)
+                    added.append(Route(verb, parsed, body, rpc, method, package))
         if added:
             # The more literal characters, the more specific: tried first (a stable sort).
             self._routes = tuple(
