@@ -8,9 +8,11 @@ Corpora are given as ``--corpus [ID=]PATH`` (a folder of Markdown, text, HTML or
 JSONL file); ingestion shows a progress bar per phase. Indexes are kept in ``--state-dir`` and
 reloaded without re-ingesting while the corpus is unchanged (``--force`` re-ingests). A file or
 JSONL line that cannot be ingested is skipped and listed with its reason, the rest is ingested;
-``ingest`` then exits with status 1. ``serve --judge-script FILE`` scripts the grounding
-verdicts (a ``ScriptedJudge``); the file is checked before any ingest. ``serve`` prints the
-``export`` line that points the client side (``grounding search``, Google's clients) at it.
+``ingest`` then exits with status 1. ``serve`` listens for gRPC on ``--port`` and for REST
+(HTTP/JSON) on ``--rest-port`` (by default the next port), and prints both. ``serve
+--judge-script FILE`` scripts the grounding verdicts (a ``ScriptedJudge``); the file is checked
+before any ingest. ``serve`` prints the ``export`` line that points the client side
+(``grounding search``, Google's clients) at it.
 
 At import this module loads ``argparse``, ``rich`` and the emulator's standard-library modules
 that hold its defaults, so that ``grounding --help`` stays fast and works without the
@@ -186,6 +188,13 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--host", default=DEFAULT_HOST, help="address to listen on")
     serve.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help="port to listen on; 0: any free one"
+    )
+    serve.add_argument(
+        "--rest-port",
+        type=int,
+        metavar="PORT",
+        help="port of the REST transport (HTTP/JSON, as Google's REST APIs); 0: any free one "
+        f"(default: --port + 1, {DEFAULT_PORT + 1}; any free one with --port 0)",
     )
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a non-loopback --host (no auth!)"
@@ -393,6 +402,7 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         judge=judge,
         host=args.host,
         port=args.port,
+        rest_port=_rest_port(args),
         allow_remote=args.allow_remote,
         developer_knowledge_data_store=args.developer_knowledge_store,
         stop_grace=args.grace,
@@ -402,14 +412,22 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
     try:
         server.start()
     except ListenError as exc:
+        flag = "--rest-port" if "(REST)" in str(exc) else "--port"
         raise CommandError(
-            f"{exc} (another `grounding serve`?): give another port with --port PORT, or "
-            "--port 0 for any free one"
+            f"{exc} (another `grounding serve`?): give another port with {flag} PORT, or "
+            f"{flag} 0 for any free one"
         ) from exc
     try:
         return _serve_until_stopped(args, console, server, corpora)
     finally:
         server.stop()
+
+
+def _rest_port(args: argparse.Namespace) -> int:
+    """``--rest-port``, by default the port after ``--port`` (a free one with ``--port 0``)."""
+    if args.rest_port is not None:
+        return int(args.rest_port)
+    return int(args.port) + 1 if args.port else 0
 
 
 def _serve_until_stopped(
@@ -427,7 +445,13 @@ def _serve_until_stopped(
         server.stop()
 
     signal.signal(signal.SIGTERM, stop)
-    table = Table(title=f"emulator listening on {server.address}", show_header=True)
+    console.print(
+        f"emulator listening on {server.address} (gRPC) and {server.rest_url} (REST)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    table = Table(show_header=True)
     table.add_column("data store")
     table.add_column("documents", justify="right")
     table.add_column("chunks", justify="right")

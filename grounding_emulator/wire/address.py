@@ -31,8 +31,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_free(host: str, port: int) -> None:
-    """Raise ``ListenError`` unless ``host:port`` can be bound now (port 0 always can).
+def check_free(host: str, port: int, *, transport: str = "") -> None:
+    """Raise ``ListenError`` unless ``host:port`` can be bound now (port 0 always can); the
+    message names ``transport`` after the address when given (``127.0.0.1:8124 (REST)``).
 
     Checked with a plain socket first because gRPC reports a failed bind only as a bare
     ``RuntimeError`` after logging it from C to stderr; ``SO_REUSEADDR`` as gRPC sets it, so
@@ -40,7 +41,7 @@ def check_free(host: str, port: int) -> None:
     """
     if port == 0:
         return
-    address = f"{host}:{port}"
+    address = f"{host}:{port}" + (f" ({transport})" if transport else "")
     try:
         resolved = socket.getaddrinfo(
             host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE

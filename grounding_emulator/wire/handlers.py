@@ -1,5 +1,7 @@
 """The one place where faults are injected and emulator errors become gRPC statuses: the
-generic handlers the server serves the method table (``servicers/registry.py``) through.
+generic handlers the server serves the method table (``servicers/registry.py``) through, and
+:func:`serve_call`, which serves one call for every transport (gRPC here, REST in ``rest/``),
+so that both check sizes, inject faults, drain and map errors alike.
 
 Requests arrive as bytes and are parsed inside the handler, so that a garbage message gets
 ``INVALID_ARGUMENT`` (gRPC's own deserializer hook would answer ``INTERNAL``), and so does one
@@ -19,18 +21,27 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError
 
 from grounding_emulator.errors import EmulatorError
-from grounding_emulator.wire.call_state import serving
+from grounding_emulator.wire.call_state import CallContext, serving
 from grounding_emulator.wire.drain import CallGate
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.servicers.registry import Method
 
-__all__ = ["MAX_STATUS_MESSAGE_BYTES", "generic_handlers", "status_code", "status_message"]
+__all__ = [
+    "MAX_STATUS_MESSAGE_BYTES",
+    "Refused",
+    "admitted",
+    "generic_handlers",
+    "serve_call",
+    "status_code",
+    "status_message",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -52,14 +63,88 @@ def status_message(message: str, limit: int = MAX_STATUS_MESSAGE_BYTES) -> str:
     return data[:room].decode("utf-8", "ignore") + note
 
 
-def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, message: str) -> None:
-    context.abort(code, status_message(message))
+class Refused(Exception):
+    """A call answered with a status instead of a response: ``code`` (a ``grpc.StatusCode``)
+    and its ``message``, bounded (:func:`status_message`). Every transport answers it in its
+    own form: gRPC as the status, REST as Google's error JSON (``rest/``)."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = status_message(message)
 
 
 def status_code(error: EmulatorError) -> grpc.StatusCode:
     """The gRPC status of an emulator error (by its ``code`` name)."""
     code: grpc.StatusCode = getattr(grpc.StatusCode, error.code, grpc.StatusCode.UNKNOWN)
     return code
+
+
+@contextmanager
+def admitted(gate: CallGate) -> Iterator[None]:
+    """The call inside the ``with`` block, counted by ``gate`` while in flight; ``Refused``
+    (``UNAVAILABLE``, which clients retry) once the gate is closed."""
+    if not gate.enter():
+        raise Refused(
+            grpc.StatusCode.UNAVAILABLE, "the emulator is stopping: retry when it is serving again"
+        )
+    try:
+        yield
+    finally:
+        gate.leave()
+
+
+def serve_call(
+    method: Method,
+    size: int,
+    parse: Callable[[], Any],
+    *,
+    faults: FaultInjector,
+    max_request_bytes: int,
+    context: CallContext,
+    wait: Callable[[float], None],
+) -> Any:
+    """One call of ``method``, as every transport serves it: a request of ``size`` bytes over
+    ``max_request_bytes`` is refused before it is read; then the injected fault, if any
+    (``wait`` sleeps its delay, waking early when the call ends); then ``parse()`` (which
+    raises ``Refused`` for a request it cannot read) and the servicer, inside
+    :func:`serving` ``(context)``. Returns the response (a list of them for a streaming
+    method); every error is a ``Refused``."""
+    path = method.path
+    if size > max_request_bytes:
+        raise Refused(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"Request payload size exceeds the limit: {max_request_bytes} bytes.",
+        )
+    fault = faults.next_fault(path)
+    if fault is not None:
+        if fault.delay:
+            wait(fault.delay)
+        if fault.code is not None:
+            raise Refused(getattr(grpc.StatusCode, fault.code), fault.message)
+    type_name = method.request_type.DESCRIPTOR.full_name
+    try:
+        request = parse()
+        with serving(context):  # a cancelled or expired call stops its work (call_state.py)
+            response = method.call(request)
+            return list(response) if method.streaming else response
+    except Refused:
+        raise
+    except EmulatorError as exc:
+        # INTERNAL (a bad judge) is the server's fault, not the request's: say it in its log
+        level = logging.WARNING if exc.code == "INTERNAL" else logging.DEBUG
+        logger.log(level, "%s: %s %s", path, exc.code, exc)
+        raise Refused(status_code(exc), str(exc)) from exc
+    except RecursionError as exc:
+        # Only input nests without bound; a reader should have measured it (say so).
+        logger.warning("%s: input nested too deeply for a reader: %r", path, exc)
+        raise Refused(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"the {type_name} nests too deeply to be read: write it flatter",
+        ) from exc
+    except Exception as exc:
+        logger.exception("%s failed", path)
+        raise Refused(grpc.StatusCode.INTERNAL, f"emulator error in {path}: {exc!r}") from exc
 
 
 def _wait(context: grpc.ServicerContext, seconds: float) -> None:
@@ -73,78 +158,40 @@ _Reply = bytes | Iterator[bytes]  # one response, or a stream's responses
 
 
 def _handler(
-    method: Method, faults: FaultInjector, max_request_bytes: int
+    method: Method, faults: FaultInjector, max_request_bytes: int, gate: CallGate
 ) -> Callable[[bytes, Any], _Reply]:
-    path = method.path
-    parse = method.request_type.FromString
     type_name = method.request_type.DESCRIPTOR.full_name
 
     def handle(data: bytes, context: grpc.ServicerContext) -> _Reply:
-        if len(data) > max_request_bytes:
-            _abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"Request payload size exceeds the limit: {max_request_bytes} bytes.",
-            )
-        fault = faults.next_fault(path)
-        if fault is not None:
-            if fault.delay:
-                _wait(context, fault.delay)
-            if fault.code is not None:
-                _abort(context, getattr(grpc.StatusCode, fault.code), fault.message)
+        def parse() -> Any:
+            try:
+                return method.request_type.FromString(data)
+            except DecodeError as exc:
+                raise Refused(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"the request is not a valid {type_name}: {exc}",
+                ) from exc
+
         try:
-            request = parse(data)
-        except DecodeError as exc:
-            _abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"the request is not a valid {type_name}: {exc}",
-            )
-        try:
-            with serving(context):  # a cancelled or expired call stops its work (call_state.py)
-                response = method.call(request)
-        except EmulatorError as exc:
-            # INTERNAL (a bad judge) is the server's fault, not the request's: say it in its log
-            level = logging.WARNING if exc.code == "INTERNAL" else logging.DEBUG
-            logger.log(level, "%s: %s %s", path, exc.code, exc)
-            _abort(context, status_code(exc), str(exc))
-        except RecursionError as exc:
-            # Only input nests without bound; a reader should have measured it (say so).
-            logger.warning("%s: input nested too deeply for a reader: %r", path, exc)
-            _abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"the {type_name} nests too deeply to be read: write it flatter",
-            )
-        except Exception as exc:
-            logger.exception("%s failed", path)
-            _abort(context, grpc.StatusCode.INTERNAL, f"emulator error in {path}: {exc!r}")
-        if method.streaming:
-            return iter([message.SerializeToString() for message in response])
-        data_out: bytes = response.SerializeToString()
-        return data_out
+            with admitted(gate):
+                response = serve_call(
+                    method,
+                    len(data),
+                    parse,
+                    faults=faults,
+                    max_request_bytes=max_request_bytes,
+                    context=context,
+                    wait=lambda seconds: _wait(context, seconds),
+                )
+                if method.streaming:
+                    return iter([message.SerializeToString() for message in response])
+                data_out: bytes = response.SerializeToString()
+                return data_out
+        except Refused as exc:
+            context.abort(exc.code, exc.message)
+            raise  # not reached: abort raises
 
     return handle
-
-
-def _gated(
-    handle: Callable[[bytes, Any], _Reply], gate: CallGate
-) -> Callable[[bytes, Any], _Reply]:
-    """``handle`` behind ``gate``: counted while in flight, refused once the gate is closed."""
-
-    def gated(data: bytes, context: grpc.ServicerContext) -> _Reply:
-        if not gate.enter():
-            _abort(
-                context,
-                grpc.StatusCode.UNAVAILABLE,
-                "the emulator is stopping: retry when it is serving again",
-            )
-        try:
-            return handle(data, context)
-        finally:
-            gate.leave()
-
-    return gated
 
 
 def generic_handlers(
@@ -159,7 +206,7 @@ def generic_handlers(
     gate = CallGate() if gate is None else gate
     services: dict[str, dict[str, grpc.RpcMethodHandler]] = {}
     for method in methods:
-        handle = _gated(_handler(method, faults, max_request_bytes), gate)
+        handle = _handler(method, faults, max_request_bytes, gate)
         make = (
             grpc.unary_stream_rpc_method_handler
             if method.streaming

@@ -1,4 +1,5 @@
-"""``EmulatorServer``: the emulator's gRPC server in a background thread.
+"""``EmulatorServer``: the emulator's gRPC server, and its REST transport beside it, in
+background threads.
 
 >>> import grpc
 >>> from google.cloud import discoveryengine_v1 as de
@@ -22,6 +23,11 @@ failures and delays; ``server.store`` holds the data stores and engines it serve
 ``server.resources`` the data stores, engines and documents made through Google's resource APIs
 (kept beside ``server.store``, in its state dir when it has one); ``gcs_root`` the folder that
 stands for Cloud Storage (``gs://BUCKET/PATH`` is ``gcs_root/BUCKET/PATH``).
+
+The same methods answer REST (``rest/``) on ``rest_port`` (0, the default: a free one;
+``None``: no REST), at ``server.rest_url`` (``http://host:port``, the ``api_endpoint`` of a
+client built with ``transport="rest"``); it starts, drains and stops with the gRPC server, and
+shares its faults, size limit and drain.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ from grounding_emulator.wire.address import DEFAULT_HOST, check_free, is_loopbac
 from grounding_emulator.wire.drain import DEFAULT_STOP_GRACE, CallGate
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.handlers import generic_handlers
+from grounding_emulator.wire.rest.gateway import RestGateway
+from grounding_emulator.wire.rest.server import RestServer
 from grounding_emulator.wire.servicers import Backend, method_table
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "EmulatorServer"]
@@ -99,6 +107,8 @@ class EmulatorServer:
         judge: the grounding judge (any callable of the ``Judge`` Protocol); by default
             ``LexicalJudge()``. A ``ScriptedJudge`` lets a test set the verdicts.
         host, port: where to listen (loopback only unless ``allow_remote``; port 0 = free port).
+        rest_port: where the REST transport listens, on the same host (0, the default: a free
+            port; ``None``: no REST).
         developer_knowledge_data_store: the data store behind the Developer Knowledge service.
         max_workers: threads serving calls (delayed calls hold one each).
         max_request_bytes: the largest request served (serialized bytes).
@@ -118,6 +128,7 @@ class EmulatorServer:
         judge: Judge | None = None,
         host: str = DEFAULT_HOST,
         port: int = 0,
+        rest_port: int | None = 0,
         allow_remote: bool = False,
         developer_knowledge_data_store: str = BUILTIN_DATA_STORE,
         max_workers: int = DEFAULT_MAX_WORKERS,
@@ -160,6 +171,8 @@ class EmulatorServer:
         self.faults = FaultInjector()
         self._gate = CallGate()
         self._requested_port = port
+        self._requested_rest_port = rest_port
+        self._rest: RestServer | None = None
         self._max_workers = max_workers
         self._max_request_bytes = max_request_bytes
         self._server: grpc.Server | None = None
@@ -168,9 +181,12 @@ class EmulatorServer:
         self._stop = threading.Event()
         self._error: BaseException | None = None
         self.port: int | None = None
+        self.rest_port: int | None = None
 
     def __repr__(self) -> str:
         state = f"listening on {self.address}" if self.running else "stopped"
+        if self.running and self.rest_port is not None:
+            state += f" and {self.rest_url}"
         return (
             f"EmulatorServer({state}, data_stores={list(self.store.data_store_ids)}, "
             f"judge={self.judge!r})"
@@ -201,8 +217,26 @@ class EmulatorServer:
         """``host:port`` to give a client (``[::1]:port`` for IPv6)."""
         if self.port is None:
             raise RuntimeError("the emulator is not running: call start() first")
+        return self._join(self.port)
+
+    def _join(self, port: int) -> str:
         host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
-        return f"{host}:{self.port}"
+        return f"{host}:{port}"
+
+    @property
+    def rest_address(self) -> str:
+        """``host:port`` of the REST transport."""
+        if self._requested_rest_port is None:
+            raise RuntimeError("the emulator serves no REST (rest_port=None)")
+        if self.rest_port is None:
+            raise RuntimeError("the emulator is not running: call start() first")
+        return self._join(self.rest_port)
+
+    @property
+    def rest_url(self) -> str:
+        """``http://host:port``: the ``api_endpoint`` of a client with ``transport="rest"``,
+        and the root of the REST paths (``{rest_url}/v1/...``)."""
+        return f"http://{self.rest_address}"
 
     @property
     def running(self) -> bool:
@@ -211,6 +245,11 @@ class EmulatorServer:
 
     def _build(self) -> grpc.Server:
         methods = method_table(self.backend)
+        if self._requested_rest_port is not None:
+            gateway = RestGateway(methods, self.faults, self._max_request_bytes, self._gate)
+            self._rest = RestServer(
+                gateway, self.host, self._requested_rest_port, max_workers=self._max_workers
+            )
         server = grpc.server(
             ThreadPoolExecutor(max_workers=self._max_workers, thread_name_prefix="emulator"),
             handlers=generic_handlers(methods, self.faults, self._max_request_bytes, self._gate),
@@ -247,6 +286,8 @@ class EmulatorServer:
         if self._thread is not None:
             raise RuntimeError("the emulator was already started")
         check_free(self.host, self._requested_port)
+        if self._requested_rest_port is not None:
+            check_free(self.host, self._requested_rest_port, transport="REST")
         self._thread = threading.Thread(target=self._run, name="emulator-server", daemon=True)
         self._thread.start()
         if not self._ready.wait(_START_TIMEOUT):
@@ -260,7 +301,17 @@ class EmulatorServer:
             raise ListenError(
                 f"cannot listen on {self.host}:{self._requested_port}: {error}"
             ) from error
-        logger.info("emulator listening on %s", self.address)
+        if self._rest is not None:
+            try:
+                self._rest.start()
+            except ListenError:
+                self._rest = None
+                self.stop(0)
+                raise
+            self.rest_port = self._rest.port
+            logger.info("emulator listening on %s (gRPC), %s (REST)", self.address, self.rest_url)
+        else:
+            logger.info("emulator listening on %s", self.address)
         return self
 
     def stop(self, grace: float | None = None) -> None:
@@ -277,6 +328,9 @@ class EmulatorServer:
             self._gate.wait_quiet(_QUIET, max(0.0, deadline - time.monotonic()))
             self._server.stop(max(0.0, deadline - time.monotonic())).wait()
             self._server = None
+            if self._rest is not None:
+                self._rest.stop(max(0.0, deadline - time.monotonic()))
+                self._rest = None
         self._stop.set()
         if self._thread is not None:
             self._thread.join()

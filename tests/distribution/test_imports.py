@@ -11,6 +11,8 @@ from .installed import run_fresh
 FRAMEWORKS = {"langchain", "langchain_core", "llama_index"}
 ADAPTERS = {"langchain_grounding", "llamaindex_grounding"}
 # The emulator and the libraries only its engines use (search, PDF, filters, stemming, vectors).
+# Not aiohttp, its REST server's: Google's clients import it when it is installed (their async
+# REST transports).
 EMULATOR = {
     "grounding_emulator",
     "bm25s",

@@ -27,8 +27,8 @@ EXTERNAL = {
     # Google's Developer Knowledge API and auth (Discovery Engine's names: google_names())
     "BatchGetDocuments", "DeveloperKnowledge", "DocumentChunk", "GetDocument",
     "SearchDocumentChunks", "DocumentReference", "ClientOptions", "Credentials",
-    # gRPC
-    "StatusCode",
+    # gRPC, and the errors and messages of Google's client libraries
+    "StatusCode", "BadRequest", "ServiceUnavailable", "FieldMask",
     # LangChain and LlamaIndex
     "AIMessage", "AsyncStreamingResponse", "BaseEvaluator", "BaseQueryEngine", "BaseRetriever",
     "BatchEvalRunner", "CondenseQuestionChatEngine", "CustomQueryEngine", "Document",

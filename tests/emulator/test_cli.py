@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -107,6 +108,25 @@ def test_serve_runs_until_terminated(tmp_path, test_corpus_path):
         chunks = DiscoveryEngineChunkSearch(connection, engine_id="tests-app").search("北京")
         assert chunks[0].uri == "https://example.cn/beijing"
         connection.close()
+
+
+def test_serve_answers_rest_at_the_address_it_prints(test_corpus_path):
+    with serving("--no-builtin", "--no-state", "--corpus", f"tests={test_corpus_path}") as (
+        address,
+        lines,
+    ):
+        title = next(line for line in lines if "emulator listening on" in line)
+        assert f"{address} (gRPC)" in title
+        rest = re.search(r"(http://127\.0\.0\.1:\d+) \(REST\)", title).group(1)
+        search = urllib.request.Request(
+            f"{rest}/v1/projects/p/locations/global/dataStores/tests/servingConfigs/"
+            "default_search:search",
+            data=json.dumps({"query": "北京", "pageSize": 1}).encode(),
+            method="POST",
+        )
+        with urllib.request.urlopen(search, timeout=30) as response:
+            results = json.loads(response.read())["results"]
+        assert "https://example.cn/beijing" in json.dumps(results[0])
 
 
 JUDGE_SCRIPT = {

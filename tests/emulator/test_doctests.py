@@ -13,6 +13,7 @@ MODULES = [
     "grounding_emulator.wire.faults",
     "grounding_emulator.wire.address",
     "grounding_emulator.wire.drain",
+    "grounding_emulator.wire.rest.routes",
     "grounding_emulator.errors",
     "grounding_emulator.search.fusion",
     "grounding_emulator.answer.query_classes",
