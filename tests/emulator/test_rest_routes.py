@@ -85,7 +85,8 @@ def test_a_mixin_takes_the_paths_the_served_apis_give_it(methods):
         operations_pb2.GetOperationRequest,
         lambda request: operations_pb2.Operation(name=request.name, done=True),
     )
-    table = RouteTable([*methods, get_operation])
+    apis = [m for m in methods if m.service != "google.longrunning.Operations"]
+    table = RouteTable([*apis, get_operation])
     route, values = table.match("GET", f"/v1/{BRANCH}/operations/o1")
     assert (route.method, values) == (get_operation, {"name": f"{BRANCH}/operations/o1"})
     assert table.match("GET", "/v1/operations/o1") is None
