@@ -4,7 +4,9 @@ through Google's unmodified client and through ``grounding_core``."""
 
 from __future__ import annotations
 
+import re
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 
@@ -242,3 +244,18 @@ def test_a_corpus_the_emulator_refuses_fails_the_tests_naming_the_option(
     result = user_project.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"{message.format(root=user_project.path)}*"])
+
+
+def test_the_guides_example_suite_passes(user_project):
+    guide = (Path(__file__).parents[2] / "docs" / "emulator.md").read_text(encoding="utf-8")
+    section = guide[guide.index("### The pytest plugin") : guide.index("### A folder served")]
+    (ini_block,) = re.findall(r"^```ini\n(.*?)^```$", section, re.DOTALL | re.MULTILINE)
+    (tests,) = re.findall(r"^```python\n(.*?)^```$", section, re.DOTALL | re.MULTILINE)
+    kb = user_project.mkdir("docs") / "kb"
+    kb.mkdir()
+    (kb / "plans.md").write_text(KB["plans.md"], encoding="utf-8")
+    user_project.makefile(
+        ".ini", pytest=ini_block + "asyncio_default_fixture_loop_scope = function\n"
+    )
+    user_project.makepyfile(test_guide=tests)
+    user_project.runpytest().assert_outcomes(passed=3)
