@@ -137,31 +137,6 @@ def test_a_user_suite_runs_on_its_ini_corpus_through_googles_client_and_the_core
     result.assert_outcomes(passed=7)
 
 
-def test_a_data_store_id_and_an_engine_come_from_the_ini_file(user_project):
-    ini(
-        user_project,
-        "grounding_emulator_corpus = docs=kb",
-        "grounding_emulator_engine = docs-app=docs",
-    )
-    user_project.makepyfile(
-        test_ids="""
-        import os
-
-        from grounding_core import DiscoveryEngineChunkSearch, DiscoveryEngineConnection
-
-        def test_ids(grounding_emulator):
-            assert grounding_emulator.store.data_store_ids == ("docs",)
-            assert grounding_emulator.store.engines == {"docs-app": "docs"}
-            assert os.environ["GROUNDING_DATA_STORE"] == "docs"
-            connection = DiscoveryEngineConnection(project_id="p")
-            search = DiscoveryEngineChunkSearch(connection, engine_id="docs-app")
-            assert search.search("help desk")[0].uri.endswith("/kb/support.md")
-            connection.close()
-        """
-    )
-    user_project.runpytest().assert_outcomes(passed=1)
-
-
 def test_without_a_corpus_the_builtin_one_is_served(user_project):
     ini(user_project)
     user_project.makepyfile(
@@ -176,19 +151,30 @@ def test_without_a_corpus_the_builtin_one_is_served(user_project):
     user_project.runpytest().assert_outcomes(passed=1)
 
 
-def test_with_several_corpora_no_data_store_is_the_default(user_project):
+def test_ids_engines_and_the_builtin_come_from_the_ini_file(user_project):
     ini(
         user_project,
-        "grounding_emulator_corpus =\n    kb\n    again=kb",
+        "grounding_emulator_corpus =\n    docs=kb\n    again=kb",
+        "grounding_emulator_engine = docs-app=docs",
         "grounding_emulator_builtin = true",
     )
     user_project.makepyfile(
-        test_several="""
+        test_ids="""
         import os
 
-        def test_several(grounding_emulator):
-            assert grounding_emulator.store.data_store_ids == ("again", "kb", "python-docs")
-            assert "GROUNDING_DATA_STORE" not in os.environ
+        from grounding_core import DiscoveryEngineChunkSearch, DiscoveryEngineConnection
+
+        def test_ids(grounding_emulator):
+            assert grounding_emulator.store.data_store_ids == ("again", "docs", "python-docs")
+            assert grounding_emulator.store.engines == {
+                "docs-app": "docs",
+                "python-docs-app": "python-docs",
+            }
+            assert "GROUNDING_DATA_STORE" not in os.environ  # several corpora: no default
+            connection = DiscoveryEngineConnection(project_id="p")
+            search = DiscoveryEngineChunkSearch(connection, engine_id="docs-app")
+            assert search.search("help desk")[0].uri.endswith("/kb/support.md")
+            connection.close()
         """
     )
     user_project.runpytest().assert_outcomes(passed=1)
@@ -220,10 +206,6 @@ def test_a_bad_option_stops_the_run_before_any_test_naming_it(user_project, opti
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        (
-            "grounding_emulator_corpus = bad!id=kb",
-            "grounding_emulator_corpus bad!id={root}/kb: data store id 'bad!id' is not valid",
-        ),
         (
             "grounding_emulator_corpus = kb\ngrounding_emulator_engine = app=nope",
             "grounding_emulator_engine app=nope: data store 'nope' not found (data stores: kb)",
