@@ -5,14 +5,16 @@ The ``grounding`` command finds them through its ``grounding.commands`` entry po
 ``run(args, console)`` that returns the exit status.
 
 Corpora are given as ``--corpus [ID=]PATH`` (a folder of Markdown, text, HTML or PDF files, or a
-JSONL file); ingestion shows a progress bar per phase. Indexes are kept in ``--state-dir`` and
-reloaded without re-ingesting while the corpus is unchanged (``--force`` re-ingests). A file or
-JSONL line that cannot be ingested is skipped and listed with its reason, the rest is ingested;
-``ingest`` then exits with status 1. ``serve`` listens for gRPC on ``--port`` and for REST
-(HTTP/JSON) on ``--rest-port`` (by default the next port), and prints both. ``serve
---judge-script FILE`` scripts the grounding verdicts (a ``ScriptedJudge``); the file is checked
-before any ingest. ``serve`` prints the ``export`` line that points the client side
-(``grounding search``, Google's clients) at it.
+JSONL file); ingestion shows its progress on stderr: a bar per phase on a terminal, else a line
+every few seconds of a phase that lasts (``corpus/progress.py``). ``serve`` listens only once
+every corpus is served (busy ports are found before the ingest): for gRPC on ``--port`` and for
+REST (HTTP/JSON) on ``--rest-port`` (by default the next port), and prints both. Indexes are kept
+in ``--state-dir`` and reloaded without re-ingesting while the corpus is unchanged (``--force``
+re-ingests). A file or JSONL line that cannot be ingested is skipped and listed with its reason,
+the rest is ingested; ``ingest`` then exits with status 1. ``serve --judge-script FILE`` scripts
+the grounding verdicts (a ``ScriptedJudge``); the file is checked before any ingest. ``serve``
+prints the ``export`` line that points the client side (``grounding search``, Google's clients)
+at it.
 
 At import this module loads ``argparse``, ``rich`` and the emulator's standard-library modules
 that hold its defaults, so that ``grounding --help`` stays fast and works without the
@@ -29,7 +31,7 @@ import logging
 import os
 import re
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -43,14 +45,16 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 from rich.table import Table
 
 from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
 from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS
+from grounding_emulator.corpus.progress import ProgressLog
 from grounding_emulator.errors import EmulatorError, ListenError
 from grounding_emulator.limits import MAX_RANK_RECORDS
-from grounding_emulator.wire.address import DEFAULT_HOST, DEFAULT_PORT
+from grounding_emulator.wire.address import DEFAULT_HOST, DEFAULT_PORT, check_free
 from grounding_emulator.wire.drain import DEFAULT_STOP_GRACE
 
 if TYPE_CHECKING:
@@ -64,7 +68,9 @@ __all__ = [
     "GROUNDING_DATA_STORE",
     "CommandError",
     "add_commands",
+    "default_data_store",
     "default_state_dir",
+    "parse_corpus",
     "run_ingest",
     "run_serve",
 ]
@@ -274,9 +280,10 @@ def _write_text(console: Console, text: str) -> None:
     console.print(shown, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
-def _existing_path(flag: str, value: str) -> Path:
-    """``value`` as a path; ``CommandError`` naming ``flag`` when nothing is there."""
-    path = Path(value).expanduser()
+def _existing_path(flag: str, value: str, base: Path) -> Path:
+    """``value`` as a path under ``base``; ``CommandError`` naming ``flag`` when nothing is
+    there."""
+    path = base / Path(value).expanduser()
     if not path.exists():
         raise CommandError(f"{flag} {value}: no such file or directory")
     return path
@@ -287,29 +294,47 @@ def _store_id_for(path: Path) -> str:
     return _SLUG.sub("-", stem).strip("-_").lower()[:63] or "corpus"
 
 
+def parse_corpus(
+    value: str,
+    *,
+    option: str = "--corpus",
+    base: Path | None = None,
+    data_store: str | None = None,
+) -> tuple[str, Path]:
+    """``(data store id, path)`` of a ``[ID=]PATH`` corpus: the id is ``ID``, else
+    ``data_store``, else the folder's or file's name; a relative path is under ``base`` (the
+    working directory by default). ``CommandError`` naming ``option`` when nothing is there."""
+    where = Path() if base is None else base
+    key, sep, rest = value.partition("=")
+    if sep and key and rest and not (where / value).exists():
+        return key, _existing_path(option, rest, where)
+    path = _existing_path(option, value, where)
+    return data_store or _store_id_for(path), path
+
+
 def _corpora(args: argparse.Namespace) -> list[tuple[str, Path]]:
     """``(data store id, path)`` of each ``--corpus``; a missing path is an error naming it."""
-    corpora: list[tuple[str, Path]] = []
-    for value in args.corpus or []:
-        key, sep, rest = value.partition("=")
-        if sep and key and rest and not Path(value).exists():
-            corpora.append((key, _existing_path("--corpus", rest)))
-        else:
-            path = _existing_path("--corpus", value)
-            corpora.append((args.data_store or _store_id_for(path), path))
+    corpora = [parse_corpus(value, data_store=args.data_store) for value in args.corpus or []]
     if args.data_store and len(corpora) > 1:
         raise CommandError("--data-store names one corpus; with several, write --corpus ID=PATH")
     return corpora
 
 
 @contextmanager
-def _progress(console: Console, label: str) -> Iterator[ProgressCallback]:
+def _progress(label: str) -> Iterator[ProgressCallback]:
+    """Where ``label``'s ingest reports its progress: stderr (stdout carries the results), as
+    bars on a terminal, as ``ProgressLog`` lines in a log or a pipe."""
+    errors = Console(stderr=True)
+    if not errors.is_terminal:
+        yield ProgressLog(label, lambda line: _write_text(errors, line))
+        return
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=console,
+        TimeRemainingColumn(),
+        console=errors,
         transient=True,
     ) as progress:
         tasks: dict[str, TaskID] = {}
@@ -358,11 +383,11 @@ def _ingest_all(
     from grounding_emulator.corpus.reading import describe_skipped
 
     if builtin:
-        with _progress(console, BUILTIN_DATA_STORE) as report:
+        with _progress(BUILTIN_DATA_STORE) as report:
             store.add_builtin(on_progress=report)
     bad = 0
     for data_store_id, path in corpora:
-        with _progress(console, data_store_id) as report, _unlogged_skips():
+        with _progress(data_store_id) as report, _unlogged_skips():
             snapshot = store.ingest(
                 data_store_id,
                 path,
@@ -391,7 +416,8 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
     from grounding_emulator.wire.server import EmulatorServer
 
     # Every check that can fail at once comes before the (long) ingest: the judge script, the
-    # corpus paths, the host, and the port (bound first: a busy one is known in a moment).
+    # corpus paths, the host, and the port (free now: a busy one is known in a moment). The port
+    # opens only after the ingest, so that no client finds a data store missing.
     judge = ScriptedJudge.from_file(args.judge_script) if args.judge_script else None
     corpora = _corpora(args)
     gcs_root = _existing_path("--gcs-root", args.gcs_root) if args.gcs_root else None
@@ -409,18 +435,32 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         rerank_search=args.rerank_search,
         gcs_root=gcs_root,
     )
-    try:
+    with _listening(server):
+        check_free(args.host, args.port)
+        check_free(args.host, _rest_port(args), transport="REST")
+    store = server.store
+    _ingest_all(args, console, store, corpora, builtin=not args.no_builtin)
+    for engine_id, data_store_id in args.engine or []:
+        store.add_engine(engine_id, data_store_id)
+    with _listening(server):
         server.start()
+    try:
+        return _serve_until_stopped(args, console, server, corpora)
+    finally:
+        server.stop()
+
+
+@contextmanager
+def _listening(server: EmulatorServer) -> Iterator[None]:
+    """A ``ListenError`` (the port is taken) becomes a ``CommandError`` saying what to do."""
+    try:
+        yield
     except ListenError as exc:
         flag = "--rest-port" if "(REST)" in str(exc) else "--port"
         raise CommandError(
             f"{exc} (another `grounding serve`?): give another port with {flag} PORT, or "
             f"{flag} 0 for any free one"
         ) from exc
-    try:
-        return _serve_until_stopped(args, console, server, corpora)
-    finally:
-        server.stop()
 
 
 def _rest_port(args: argparse.Namespace) -> int:
@@ -437,9 +477,6 @@ def _serve_until_stopped(
     corpora: list[tuple[str, Path]],
 ) -> int:
     store = server.store
-    _ingest_all(args, console, store, corpora, builtin=not args.no_builtin)
-    for engine_id, data_store_id in args.engine or []:
-        store.add_engine(engine_id, data_store_id)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         server.stop()
@@ -483,20 +520,25 @@ def _serve_until_stopped(
     return 0
 
 
-def _default_data_store(store: CorpusStore, corpora: list[str]) -> tuple[str | None, str]:
-    """The data store that searches naming none should use, and a line saying so.
+def default_data_store(served: Sequence[str], corpora: Sequence[str]) -> str | None:
+    """The data store that searches naming none should use (``GROUNDING_DATA_STORE``), of the
+    ``served`` ones, given the data store ids of the corpora asked for.
 
-    One ``--corpus``: it (the user's own folder is what they mean to search); none: the
-    built-in one if served. With several there is no right guess: none is set, and a search
-    naming none fails, asking for ``--data-store ID`` or the variable.
+    One corpus: it (the user's own folder is what they mean to search); none: the built-in one
+    if served. With several there is no right guess: none is set, and a search naming none
+    fails, asking for ``--data-store ID`` or the variable.
     """
-    served = ", ".join(store.data_store_ids) or "none"
     if len(set(corpora)) == 1:
-        chosen: str | None = corpora[0]
-    elif not corpora and BUILTIN_DATA_STORE in store.data_store_ids:
-        chosen = BUILTIN_DATA_STORE
-    else:
-        chosen = None
+        return corpora[0]
+    if not corpora and BUILTIN_DATA_STORE in served:
+        return BUILTIN_DATA_STORE
+    return None
+
+
+def _default_data_store(store: CorpusStore, corpora: list[str]) -> tuple[str | None, str]:
+    """``default_data_store`` and a line saying so."""
+    served = ", ".join(store.data_store_ids) or "none"
+    chosen = default_data_store(store.data_store_ids, corpora)
     if chosen is not None:
         return chosen, (
             f"data stores: {served}; the line below makes {chosen} the default of the "

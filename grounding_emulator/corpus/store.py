@@ -50,6 +50,7 @@ from grounding_emulator.corpus.builtin import (
 from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS
 from grounding_emulator.corpus.datastore import FORMAT_VERSION, DataStore, ProgressCallback
 from grounding_emulator.corpus.embeddings import Embedder, default_embedder
+from grounding_emulator.corpus.progress import ProgressLog
 from grounding_emulator.corpus.reading import (
     DOCUMENT_ID,
     Skipped,
@@ -190,8 +191,12 @@ class CorpusStore:
         and first names), each file or line skipped as bad at WARNING with its reason; a folder
         with no file of a supported type, or a corpus of which nothing could be ingested, is a
         ``CorpusError``. A persisted index that fails its integrity check is rebuilt (WARNING).
+        Without ``on_progress``, a phase that lasts (embedding, a large corpus) is logged at INFO
+        every few seconds with its rate and time left (``progress.ProgressLog``).
         """
         _check_id("data store", data_store_id)
+        if on_progress is None:
+            on_progress = ProgressLog(data_store_id, lambda line: logger.info("%s", line))
         with self._ingest_lock:
             if self.state_dir is not None and self._folder(data_store_id).is_dir():
                 remove_stale(self._folder(data_store_id))

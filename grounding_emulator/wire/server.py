@@ -19,7 +19,9 @@ with ``RESOURCE_EXHAUSTED`` before the emulator sees it. ``stop()`` drains: call
 ``stop_grace`` seconds (``drain.DEFAULT_STOP_GRACE``) to complete, while new calls are refused (the
 listener is closed: clients see ``UNAVAILABLE``, which they retry). ``server.faults`` injects
 failures and delays; ``server.store`` holds the data stores and engines it serves;
-``server.judge`` gives CheckGrounding's (and AnswerQuery's) grounding verdicts;
+``server.judge`` gives CheckGrounding's (and AnswerQuery's) grounding verdicts; ``reset()``
+forgets what tests did (faults, scripted verdicts, sessions, conversations, the resources made
+through Google's APIs and their operations);
 ``server.resources`` the data stores, engines and documents made through Google's resource APIs
 (kept beside ``server.store``, in its state dir when it has one); ``gcs_root`` the folder that
 stands for Cloud Storage (``gs://BUCKET/PATH`` is ``gcs_root/BUCKET/PATH``).
@@ -28,6 +30,11 @@ The same methods answer REST (``rest/``) on ``rest_port`` (0, the default: a fre
 ``None``: no REST), at ``server.rest_url`` (``http://host:port``, the ``api_endpoint`` of a
 client built with ``transport="rest"``); it starts, drains and stops with the gRPC server, and
 shares its faults, size limit and drain.
+
+Ready when it listens: the store is filled before ``start()`` (``CorpusStore.ingest``), so the
+port opens only once every data store given is served, and a client that connects as soon as it
+can never finds one missing. The standard health service (``grpc.health.v1.Health``,
+``health.py``) answers ``SERVING`` from then on, and ``NOT_SERVING`` once ``stop()`` begins.
 """
 
 from __future__ import annotations
@@ -48,11 +55,13 @@ from grounding_emulator.corpus.store import CorpusStore
 from grounding_emulator.errors import ListenError
 from grounding_emulator.grounding.judge import Judge
 from grounding_emulator.grounding.lexical.judge import LexicalJudge
+from grounding_emulator.grounding.scripted import ScriptedJudge
 from grounding_emulator.search.reranking import check_rerank_top
 from grounding_emulator.wire.address import DEFAULT_HOST, check_free, is_loopback
 from grounding_emulator.wire.drain import DEFAULT_STOP_GRACE, CallGate
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.handlers import generic_handlers
+from grounding_emulator.wire.health import HealthService
 from grounding_emulator.wire.rest.gateway import RestGateway
 from grounding_emulator.wire.rest.server import RestServer
 from grounding_emulator.wire.servicers import Backend, method_table
@@ -176,6 +185,7 @@ class EmulatorServer:
         self._max_workers = max_workers
         self._max_request_bytes = max_request_bytes
         self._server: grpc.Server | None = None
+        self._health: HealthService | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._stop = threading.Event()
@@ -243,6 +253,19 @@ class EmulatorServer:
         """True between a successful ``start()`` and ``stop()``."""
         return self._ready.is_set() and not self._stop.is_set()
 
+    def reset(self) -> None:
+        """Forget what tests did, keeping the data stores and engines it was given: injected
+        faults, the rules and queued checks of a ``ScriptedJudge``, sessions, their answers and
+        conversations, the resources made through Google's APIs and their operations (as moto
+        resets its backends between tests)."""
+        self.faults.clear()
+        if isinstance(self.judge, ScriptedJudge):
+            self.judge.reset()
+        self.backend.sessions.clear()
+        self.backend.conversations.clear()
+        self.resources.reset()
+        self.backend.operations.clear()
+
     def _build(self) -> grpc.Server:
         methods = method_table(self.backend)
         if self._requested_rest_port is not None:
@@ -262,6 +285,8 @@ class EmulatorServer:
                 ("grpc.so_reuseport", 0),
             ],
         )
+        self._health = HealthService(method.service for method in methods)
+        self._health.add_to(server)
         host = self.host if self.host.startswith("[") or ":" not in self.host else f"[{self.host}]"
         self.port = server.add_insecure_port(f"{host}:{self._requested_port}")
         return server
@@ -279,7 +304,8 @@ class EmulatorServer:
         self._stop.wait()
 
     def start(self) -> EmulatorServer:
-        """Start serving in a background thread; returns when the port is bound.
+        """Start serving in a background thread; returns when the port is bound and every data
+        store of ``store`` is served (ingest before: the port opens ready).
 
         ``ListenError`` if the host and port cannot be bound (in use, say).
         """
@@ -323,6 +349,8 @@ class EmulatorServer:
             # The emulator refuses new calls itself first (UNAVAILABLE): a call that reaches
             # gRPC as its server shuts down is cancelled by gRPC, and CANCELLED is not retried.
             deadline = time.monotonic() + grace
+            if self._health is not None:
+                self._health.stopping()
             self._gate.close()
             self._gate.wait_idle(grace)
             self._gate.wait_quiet(_QUIET, max(0.0, deadline - time.monotonic()))

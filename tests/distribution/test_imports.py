@@ -35,6 +35,10 @@ FORBIDDEN = {
     # `grounding --help` loads the emulator's commands: fast, and without the [emulator] extra.
     "grounding_emulator.commands": (EMULATOR - {"grounding_emulator"})
     | {"google", "grpc", "numpy", "grounding_core"},
+    # pytest loads the plugin in every session of a project that installed the extra: it loads
+    # the emulator when a test asks for it.
+    "grounding_emulator.pytest_plugin": (EMULATOR - {"grounding_emulator"})
+    | {"google", "grpc", "numpy", "grounding_core", "rich"},
 }
 
 

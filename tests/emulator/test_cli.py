@@ -14,13 +14,16 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import grpc
 import pytest
 from google.cloud import discoveryengine_v1 as de
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from grounding_core import DiscoveryEngineChunkSearch, DiscoveryEngineConnection
 from grounding_core.cli import main
 from grounding_emulator import BUILTIN_DATA_STORE, CorpusStore
-from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, versioned_client
+from grounding_emulator.corpus import progress
+from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, serving_config, versioned_client
 
 
 @pytest.fixture
@@ -127,6 +130,69 @@ def test_serve_answers_rest_at_the_address_it_prints(test_corpus_path):
         with urllib.request.urlopen(search, timeout=30) as response:
             results = json.loads(response.read())["results"]
         assert "https://example.cn/beijing" in json.dumps(results[0])
+
+
+def accepts_connections(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def test_serve_opens_its_port_once_every_corpus_is_served(test_corpus_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = ["serve", "--no-state", "--port", str(port), "--rest-port", "0"]
+    argv += ["--corpus", f"tests={test_corpus_path}"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grounding_core.cli", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not accepts_connections(port) and process.poll() is None:
+            assert time.monotonic() < deadline, "grounding serve never listened"
+            time.sleep(0.01)
+        # As a test harness does: the first call as soon as the port accepts connections.
+        client = versioned_client(de, "SearchServiceClient", f"127.0.0.1:{port}")
+        request = de.SearchRequest(serving_config=serving_config("tests"), query="北京")
+        response = client.search(request=request, **ONCE)
+        client.transport.close()
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            status = health.Check(health_pb2.HealthCheckRequest(), timeout=10).status
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    assert response.results[0].id == "cjk-zh"
+    assert status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_ingest_writes_its_progress_to_stderr_as_lines_outside_a_terminal(
+    tmp_path, capsys, wide, monkeypatch
+):
+    monkeypatch.setattr(progress, "DEFAULT_EVERY", 0.0)  # a line for every report
+    kb = _kb(tmp_path / "kb")
+    assert main(["ingest", "--no-state", "--corpus", str(kb)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("data store kb: 2 documents, 2 chunks\n")
+    first, last = err.splitlines()
+    assert first == "kb: index 0/1 (0%), 0/s"
+    assert last.startswith("kb: index 1/1 done in ")
+
+
+def test_ingest_draws_its_progress_bars_on_a_terminal_stderr(tmp_path, capsys, wide, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich: stderr is a terminal
+    kb = _kb(tmp_path / "kb")
+    assert main(["ingest", "--no-state", "--corpus", str(kb)]) == 0
+    out, err = capsys.readouterr()
+    assert "kb: chunk" in err
+    assert "━" in err
+    assert "kb: chunk" not in out
+    assert " done in " not in err
 
 
 JUDGE_SCRIPT = {

@@ -10,6 +10,7 @@ MODULES = [
     "grounding_emulator.corpus.sentences",
     "grounding_emulator.corpus.columns",
     "grounding_emulator.corpus.embeddings",
+    "grounding_emulator.corpus.progress",
     "grounding_emulator.wire.faults",
     "grounding_emulator.wire.address",
     "grounding_emulator.wire.drain",

@@ -8,8 +8,9 @@ from pathlib import Path
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "emulator.md"
 
 
-def test_the_guides_python_examples_run(monkeypatch):
+def test_the_guides_python_examples_run(monkeypatch, tmp_path):
     monkeypatch.setenv("GROUNDING_EMULATOR_SEMANTIC", "off")  # start in seconds
+    monkeypatch.chdir(tmp_path)  # blocks write files (a corpus folder)
     blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.DOTALL)
     assert len(blocks) >= 4
     namespace: dict[str, object] = {"__name__": "guide"}

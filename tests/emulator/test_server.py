@@ -5,18 +5,26 @@ from __future__ import annotations
 import errno
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
+import grpc
 import pytest
 from google.api_core import exceptions as core_exceptions
+from google.cloud import discoveryengine_v1 as de
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from grounding_core import (
     DiscoveryEngineChunkSearch,
     DiscoveryEngineConnection,
     ServiceUnavailableError,
 )
-from grounding_emulator import CorpusStore, EmulatorServer
+from grounding_emulator import CorpusStore, EmulatorServer, ScriptedJudge, Verdict
 from grounding_emulator.errors import ListenError
 from grounding_emulator.wire.address import is_loopback
+from tests.emulator.conftest import GROUNDING_CONFIG, ONCE, versioned_client
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 @pytest.mark.parametrize(
@@ -108,3 +116,94 @@ def test_wait_for_termination_waits_until_stopped_or_the_timeout():
     assert server.wait_for_termination() is True  # wakes in slices, so signal handlers run
     assert server.wait_for_termination(0) is True
     assert not server.running
+
+
+def health_of(channel, service):
+    """The status ``grpc.health.v1.Health/Check`` gives ``service``."""
+    stub = health_pb2_grpc.HealthStub(channel)
+    return stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=10).status
+
+
+def test_the_health_service_says_serving_for_the_server_and_each_service():
+    with EmulatorServer(CorpusStore()) as server, grpc.insecure_channel(server.address) as channel:
+        services = [
+            "",
+            "google.cloud.discoveryengine.v1.SearchService",
+            "google.cloud.discoveryengine.v1beta.GroundedGenerationService",
+            "google.developers.knowledge.v1.DeveloperKnowledge",
+        ]
+        assert [health_of(channel, s) for s in services] == [SERVING] * 4
+        with pytest.raises(grpc.RpcError) as unknown:
+            health_of(channel, "google.cloud.discoveryengine.v1.NoSuchService")
+        assert unknown.value.code() is grpc.StatusCode.NOT_FOUND
+
+
+def test_health_says_not_serving_while_the_calls_in_flight_complete():
+    entered, release = threading.Event(), threading.Event()
+
+    def judge(claims, facts, citation_threshold):
+        entered.set()
+        release.wait(30)
+        return [Verdict.not_checked() for _ in claims]
+
+    server = EmulatorServer(CorpusStore(), judge=judge).start()
+    client = versioned_client(de, "GroundedGenerationServiceClient", server.address)
+    request = de.CheckGroundingRequest(
+        grounding_config=GROUNDING_CONFIG,
+        answer_candidate="Paris is in France.",
+        facts=[{"fact_text": "Paris is the capital of France."}],
+    )
+    with ThreadPoolExecutor(2) as pool, grpc.insecure_channel(server.address) as channel:
+        in_flight = pool.submit(client.check_grounding, request=request, **ONCE)
+        assert entered.wait(30)
+        stopping = pool.submit(server.stop, 30)
+        deadline = time.monotonic() + 30
+        while health_of(channel, "") == SERVING and time.monotonic() < deadline:
+            time.sleep(0.01)
+        statuses = [
+            health_of(channel, s) for s in ("", "google.cloud.discoveryengine.v1.RankService")
+        ]
+        release.set()
+        response = in_flight.result(30)
+        stopping.result(30)
+    client.transport.close()
+    assert statuses == [NOT_SERVING, NOT_SERVING]
+    assert [c.grounding_check_required for c in response.claims] == [False]
+
+
+def test_a_health_watch_ends_when_the_server_stops():
+    server = EmulatorServer(CorpusStore()).start()
+    with grpc.insecure_channel(server.address) as channel:
+        watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest())
+        first = next(watch).status
+        server.stop(30)  # returns at once: the watch is no call in flight to wait for
+        rest = [response.status for response in watch]
+    assert (first, rest) == (SERVING, [NOT_SERVING])
+
+
+def test_reset_forgets_faults_scripted_verdicts_sessions_and_conversations():
+    store = CorpusStore()
+    store.add_builtin()
+    parent = "projects/p/locations/global/collections/default_collection/dataStores/python-docs"
+    with EmulatorServer(store, judge=ScriptedJudge()) as server:
+        sessions = versioned_client(de, "SessionServiceClient", server.address)
+        conversations = versioned_client(de, "ConversationalSearchServiceClient", server.address)
+        sessions.create_session(parent=parent, session=de.Session(user_pseudo_id="u"), **ONCE)
+        conversations.create_conversation(parent=parent, conversation=de.Conversation(), **ONCE)
+        server.faults.fail("Search", code="UNAVAILABLE")
+        server.judge.unsupported_if_contains("Paris")
+        server.judge.next_check(Verdict.supported())
+
+        server.reset()
+
+        listed = (
+            list(sessions.list_sessions(parent=parent, **ONCE)),
+            list(conversations.list_conversations(parent=parent, **ONCE)),
+        )
+        scripted = (server.faults.pending, server.judge.queued_checks, repr(server.judge))
+        assert server.store.data_store_ids == ("python-docs",)
+        sessions.transport.close()
+        conversations.transport.close()
+    assert listed == ([], [])
+    assert scripted[:2] == (0, 0)
+    assert scripted[2].startswith("ScriptedJudge(0 rules, 0 queued checks")
