@@ -420,7 +420,7 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
     # opens only after the ingest, so that no client finds a data store missing.
     judge = ScriptedJudge.from_file(args.judge_script) if args.judge_script else None
     corpora = _corpora(args)
-    gcs_root = _existing_path("--gcs-root", args.gcs_root) if args.gcs_root else None
+    gcs_root = _existing_path("--gcs-root", args.gcs_root, Path.cwd()) if args.gcs_root else None
     if gcs_root is not None and not gcs_root.is_dir():
         raise CommandError(f"--gcs-root {args.gcs_root}: not a folder")
     server = EmulatorServer(
