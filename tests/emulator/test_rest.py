@@ -451,3 +451,32 @@ def test_rest_can_be_left_out():
         with pytest.raises(RuntimeError, match="no REST"):
             server.rest_url  # noqa: B018
         assert server.address
+
+
+def test_a_data_store_made_over_rest_is_waited_on_filled_and_searched():
+    collection = "projects/p/locations/global/collections/default_collection"
+    with EmulatorServer(CorpusStore()) as server:
+        data_stores = rest_client(server, de.DataStoreServiceClient)
+        documents = rest_client(server, de.DocumentServiceClient)
+        search = rest_client(server, de.SearchServiceClient)
+        made = data_stores.create_data_store(
+            parent=collection,
+            data_store=de.DataStore(display_name="Atlas", content_config="CONTENT_REQUIRED"),
+            data_store_id="atlas",
+        ).result()
+        content = {"mime_type": "text/plain", "raw_bytes": "北京是中国的首都。".encode()}
+        imported = documents.import_documents(
+            request={
+                "parent": f"{made.name}/branches/default_branch",
+                "inline_source": {"documents": [{"id": "beijing", "content": content}]},
+            }
+        ).result()
+        found = search.search(
+            request={
+                "serving_config": f"{made.name}/servingConfigs/default_search",
+                "query": "北京",
+            }
+        )
+        assert made.name == f"{collection}/dataStores/atlas"
+        assert list(imported.error_samples) == []
+        assert [result.id for result in found] == ["beijing"]

@@ -181,15 +181,28 @@ def test_a_health_watch_ends_when_the_server_stops():
     assert (first, rest) == (SERVING, [NOT_SERVING])
 
 
-def test_reset_forgets_faults_scripted_verdicts_sessions_and_conversations():
+def test_reset_forgets_faults_scripted_verdicts_sessions_conversations_and_resources():
     store = CorpusStore()
     store.add_builtin()
-    parent = "projects/p/locations/global/collections/default_collection/dataStores/python-docs"
+    collection = "projects/p/locations/global/collections/default_collection"
+    parent = f"{collection}/dataStores/python-docs"
     with EmulatorServer(store, judge=ScriptedJudge()) as server:
         sessions = versioned_client(de, "SessionServiceClient", server.address)
         conversations = versioned_client(de, "ConversationalSearchServiceClient", server.address)
+        data_stores = versioned_client(de, "DataStoreServiceClient", server.address)
         sessions.create_session(parent=parent, session=de.Session(user_pseudo_id="u"), **ONCE)
         conversations.create_conversation(parent=parent, conversation=de.Conversation(), **ONCE)
+        made = data_stores.create_data_store(
+            parent=collection,
+            data_store=de.DataStore(display_name="made", content_config="NO_CONTENT"),
+            data_store_id="made",
+            **ONCE,
+        ).operation.name
+        before = [
+            d.name.rpartition("/")[2] for d in data_stores.list_data_stores(parent=collection)
+        ]
+        assert "made" in before
+        assert data_stores.get_operation(request={"name": made}).done
         server.faults.fail("Search", code="UNAVAILABLE")
         server.judge.unsupported_if_contains("Paris")
         server.judge.next_check(Verdict.supported())
@@ -200,6 +213,12 @@ def test_reset_forgets_faults_scripted_verdicts_sessions_and_conversations():
             list(sessions.list_sessions(parent=parent, **ONCE)),
             list(conversations.list_conversations(parent=parent, **ONCE)),
         )
+        listing = data_stores.list_data_stores(parent=collection)
+        ids = [d.name.rpartition("/")[2] for d in listing]
+        with pytest.raises(core_exceptions.NotFound):
+            data_stores.get_operation(request={"name": made})
+        data_stores.transport.close()
+        assert "made" not in ids
         scripted = (server.faults.pending, server.judge.queued_checks, repr(server.judge))
         assert server.store.data_store_ids == ("python-docs",)
         sessions.transport.close()
