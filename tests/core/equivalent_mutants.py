@@ -142,6 +142,13 @@ EQUIVALENT: tuple[Equivalent, ...] = (
     ),
     *_each(
         "grounding_core._clients._accepts_connections",
+        "stripping 'X' too changes only a host name that begins or ends with a capital X, which "
+        "no loopback address does",
+        'with socket.create_connection((name.strip("XX[]XX"), int(port)), '
+        "EMULATOR_CONNECT_TIMEOUT):",
+    ),
+    *_each(
+        "grounding_core._clients._accepts_connections",
         "the monotonic clock never equals the deadline exactly between two reads",
         "if time.monotonic() > deadline:",
     ),
