@@ -16,6 +16,7 @@ v1beta client), whose wire format the v1 messages share.
 
 from __future__ import annotations
 
+import datetime as _dt
 import random
 import threading
 from collections import OrderedDict
@@ -53,9 +54,22 @@ class OperationStore:
     def __repr__(self) -> str:
         return f"OperationStore({len(self._operations)} operations)"
 
-    def finish(self, parent: str, kind: str, version: str, response: Any, metadata: Any) -> Any:
+    def finish(
+        self,
+        parent: str,
+        kind: str,
+        version: str,
+        response: Any,
+        metadata: Any,
+        started: _dt.datetime,
+        ended: _dt.datetime | None = None,
+    ) -> Any:
         """A done operation named ``{parent}/operations/{kind}-{number}`` with ``response`` and
-        ``metadata``, kept for GetOperation and ListOperations."""
+        ``metadata``, kept for GetOperation and ListOperations. The metadata's ``create_time``
+        is ``started`` and its ``update_time`` ``ended`` (``started`` when not given: a create
+        or delete is done in an instant)."""
+        metadata.create_time.FromDatetime(started)
+        metadata.update_time.FromDatetime(ended or started)
         with self._lock:
             number = self._random.getrandbits(63)
         operation = operations_pb2.Operation(

@@ -24,7 +24,7 @@ from google.protobuf import empty_pb2
 
 from grounding_emulator.corpus.content import CONTENT_CONFIGS
 from grounding_emulator.corpus.resources import DataStoreResource
-from grounding_emulator.errors import AlreadyExists, FailedPrecondition, NotFound, Unimplemented
+from grounding_emulator.errors import AlreadyExists, FailedPrecondition, Unimplemented
 from grounding_emulator.limits import (
     DEFAULT_DATA_STORE_PAGE_SIZE,
     MAX_DATA_STORE_DISPLAY_NAME,
@@ -37,16 +37,15 @@ from grounding_emulator.wire.messages.resources import (
     DataStoreMessage,
     folder_data_store,
 )
-from grounding_emulator.wire.names import (
-    CollectionName,
-    parse_collection,
-    parse_data_store_name,
-)
+from grounding_emulator.wire.names import parse_collection, parse_data_store_name
 from grounding_emulator.wire.servicers.fields import (
     RESOURCE_ID,
     check_display_name,
     check_resource_id,
+    made_resource,
     mask_paths,
+    resource_message,
+    resource_messages,
     solution_type_filter,
 )
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
@@ -118,14 +117,11 @@ class DataStoreServicer(Servicer):
             return None
         return folder_data_store(name, self.backend.store.get(data_store_id))
 
-    def _message(self, name: str) -> Any:
-        resource = self.backend.resources.data_store(name)
-        if resource is not None:
-            return DataStoreMessage.FromString(resource.payload)
-        message = self._folder_message(name)
-        if message is None:
-            raise NotFound(f"data store {name} not found")
-        return message
+    def _made(self, name: str) -> DataStoreResource:
+        """The data store made through the API that ``name`` names."""
+        served = folder_served(name.rsplit("/", 1)[1])
+        made = self.backend.resources.data_store(name)
+        return made_resource(name, "data store", made, self._folder_message, served)
 
     @rpc("CreateDataStore", de.CreateDataStoreRequest.pb(), versioned=True)
     def create_data_store(self, request: Any, version: str) -> Any:
@@ -154,30 +150,17 @@ class DataStoreServicer(Servicer):
         self.backend.resources.create_data_store(
             DataStoreResource(name, config, message.SerializeToString())
         )
-        metadata = _CreateMetadata()
-        metadata.create_time.FromDatetime(now)
-        metadata.update_time.FromDatetime(now)
         return self.backend.operations.finish(
-            collection.path, "create-data-store", version, message, metadata
+            collection.path, "create-data-store", version, message, _CreateMetadata(), now
         )
 
     @rpc("GetDataStore", de.GetDataStoreRequest.pb())
     def get_data_store(self, request: Any) -> Any:
         """``GetDataStore``; "If the requested DataStore does not exist, a NOT_FOUND error is
         returned"."""
-        return self._message(parse_data_store_name(request.name).key)
-
-    def _all(self, collection: CollectionName) -> list[Any]:
-        made = self.backend.resources.data_stores(collection.path)
-        ids = {r.id for r in made}
-        messages = {r.id: DataStoreMessage.FromString(r.payload) for r in made}
-        for data_store_id in self.backend.store.data_store_ids:
-            if data_store_id not in ids:
-                name = f"{collection.path}/dataStores/{data_store_id}"
-                messages[data_store_id] = folder_data_store(
-                    name, self.backend.store.get(data_store_id)
-                )
-        return [messages[i] for i in sorted(messages)]
+        name = parse_data_store_name(request.name).key
+        made = self.backend.resources.data_store(name)
+        return resource_message(name, "data store", made, DataStoreMessage, self._folder_message)
 
     @rpc("ListDataStores", de.ListDataStoresRequest.pb())
     def list_data_stores(self, request: Any) -> Any:
@@ -186,7 +169,14 @@ class DataStoreServicer(Servicer):
         For example: filter = 'solution_type:SOLUTION_TYPE_SEARCH'"."""
         collection = parse_collection(request.parent, bare=True)
         wanted = solution_type_filter(request.filter, ":")
-        found = [m for m in self._all(collection) if wanted is None or wanted in m.solution_types]
+        every = resource_messages(
+            self.backend.resources.data_stores(collection.path),
+            DataStoreMessage,
+            self.backend.store.data_store_ids,
+            self._folder_message,
+            f"{collection.path}/dataStores",
+        )
+        found = [m for m in every if wanted is None or wanted in m.solution_types]
         start, end, token = page_bounds(
             len(found),
             request.page_size,
@@ -206,11 +196,7 @@ class DataStoreServicer(Servicer):
         field is provided, an INVALID_ARGUMENT error is returned"); without a mask, the
         updatable fields the request sets (AIP-134)."""
         name = parse_data_store_name(request.data_store.name, "data_store.name").key
-        resource = self.backend.resources.data_store(name)
-        if resource is None:
-            if self._folder_message(name) is not None:
-                raise folder_served(name.rsplit("/", 1)[1])
-            raise NotFound(f"data store {name} not found")
+        resource = self._made(name)
         given = request.data_store
         paths = mask_paths(request.update_mask.paths, _UPDATABLE, given, "data store")
         if "display_name" in paths:
@@ -238,17 +224,10 @@ class DataStoreServicer(Servicer):
         returned"; ``FAILED_PRECONDITION`` while an engine serves it (Google does not document
         this case)."""
         name = parse_data_store_name(request.name).key
-        if self.backend.resources.data_store(name) is None:
-            if self._folder_message(name) is not None:
-                raise folder_served(name.rsplit("/", 1)[1])
-            raise NotFound(f"data store {name} not found")
+        self._made(name)
         self.backend.resources.delete_data_store(name)
         self.backend.forget_under(name)
-        now = _now()
-        metadata = _DeleteMetadata()
-        metadata.create_time.FromDatetime(now)
-        metadata.update_time.FromDatetime(now)
         parent = name.rsplit("/", 2)[0]
         return self.backend.operations.finish(
-            parent, "delete-data-store", version, empty_pb2.Empty(), metadata
+            parent, "delete-data-store", version, empty_pb2.Empty(), _DeleteMetadata(), _now()
         )

@@ -374,11 +374,9 @@ class DocumentServicer(Servicer):
         metadata = _ImportMetadata(
             success_count=len(documents), failure_count=len(errors), total_count=total
         )
-        metadata.create_time.FromDatetime(started)
-        metadata.update_time.FromDatetime(_now())
         branch = f"{parent.key}/branches/default_branch"
         return self.backend.operations.finish(
-            branch, "import-documents", version, response, metadata
+            branch, "import-documents", version, response, metadata, started, _now()
         )
 
     # -- purges ---------------------------------------------------------------------------------
@@ -445,9 +443,7 @@ class DocumentServicer(Servicer):
             response.purge_count = len(present)
             sample = random.sample(present, min(MAX_PURGE_SAMPLE, len(present)))
             response.purge_sample.extend(prefix + i for i in sample)
-        metadata.create_time.FromDatetime(started)
-        metadata.update_time.FromDatetime(_now())
         branch = f"{parent.key}/branches/default_branch"
         return self.backend.operations.finish(
-            branch, "purge-documents", version, response, metadata
+            branch, "purge-documents", version, response, metadata, started, _now()
         )

@@ -44,7 +44,10 @@ from grounding_emulator.wire.servicers.fields import (
     ENGINE_ID,
     check_display_name,
     check_resource_id,
+    made_resource,
     mask_paths,
+    resource_message,
+    resource_messages,
     solution_type_filter,
 )
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
@@ -162,26 +165,16 @@ class EngineServicer(Servicer):
         self.backend.resources.create_engine(
             EngineResource(name, data_store_id, message.SerializeToString())
         )
-        metadata = _CreateMetadata()
-        metadata.create_time.FromDatetime(now)
-        metadata.update_time.FromDatetime(now)
         return self.backend.operations.finish(
-            collection.path, "create-engine", version, message, metadata
+            collection.path, "create-engine", version, message, _CreateMetadata(), now
         )
-
-    def _message(self, name: str) -> Any:
-        resource = self.backend.resources.engine(name)
-        if resource is not None:
-            return EngineMessage.FromString(resource.payload)
-        message = self._folder_message(name)
-        if message is None:
-            raise NotFound(f"engine {name} not found")
-        return message
 
     @rpc("GetEngine", de.GetEngineRequest.pb())
     def get_engine(self, request: Any) -> Any:
         """``GetEngine``."""
-        return self._message(parse_engine_name(request.name).key)
+        name = parse_engine_name(request.name).key
+        made = self.backend.resources.engine(name)
+        return resource_message(name, "engine", made, EngineMessage, self._folder_message)
 
     @rpc("ListEngines", de.ListEnginesRequest.pb())
     def list_engines(self, request: Any) -> Any:
@@ -190,21 +183,15 @@ class EngineServicer(Servicer):
         solution_type=SOLUTION_TYPE_SEARCH"."""
         collection = parse_collection(request.parent)
         wanted = solution_type_filter(request.filter, "=")
-        messages = {
-            e.id: EngineMessage.FromString(e.payload)
-            for e in self.backend.resources.engines(collection.path)
-        }
-        for engine_id in self.backend.store.engines:
-            if engine_id not in messages:
-                found = self._folder_message(f"{collection.path}/engines/{engine_id}")
-                if found is not None:
-                    messages[engine_id] = found
-        response = _ListResponse()
-        response.engines.extend(
-            messages[i]
-            for i in sorted(messages)
-            if wanted is None or messages[i].solution_type == wanted
+        every = resource_messages(
+            self.backend.resources.engines(collection.path),
+            EngineMessage,
+            self.backend.store.engines,
+            self._folder_message,
+            f"{collection.path}/engines",
         )
+        response = _ListResponse()
+        response.engines.extend(m for m in every if wanted is None or m.solution_type == wanted)
         return response
 
     @rpc("UpdateEngine", de.UpdateEngineRequest.pb())
@@ -233,16 +220,14 @@ class EngineServicer(Servicer):
         return message
 
     def _made(self, name: str) -> EngineResource:
-        resource = self.backend.resources.engine(name)
-        if resource is None:
-            if self._folder_message(name) is not None:
-                raise FailedPrecondition(
-                    f"engine {name} is served from a folder (grounding serve --engine, or the "
-                    "built-in python-docs-app): it is not changed through the API; make an engine "
-                    "with CreateEngine to manage it through the API"
-                )
-            raise NotFound(f"engine {name} not found")
-        return resource
+        """The engine made through the API that ``name`` names."""
+        served = FailedPrecondition(
+            f"engine {name} is served from a folder (grounding serve --engine, or the built-in "
+            "python-docs-app): it is not changed through the API; make an engine with "
+            "CreateEngine to manage it through the API"
+        )
+        made = self.backend.resources.engine(name)
+        return made_resource(name, "engine", made, self._folder_message, served)
 
     @rpc("DeleteEngine", de.DeleteEngineRequest.pb(), versioned=True)
     def delete_engine(self, request: Any, version: str) -> Any:
@@ -252,11 +237,7 @@ class EngineServicer(Servicer):
         self._made(name)
         self.backend.resources.delete_engine(name)
         self.backend.forget_under(name)
-        now = _now()
-        metadata = _DeleteMetadata()
-        metadata.create_time.FromDatetime(now)
-        metadata.update_time.FromDatetime(now)
         parent = name.rsplit("/", 2)[0]
         return self.backend.operations.finish(
-            parent, "delete-engine", version, empty_pb2.Empty(), metadata
+            parent, "delete-engine", version, empty_pb2.Empty(), _DeleteMetadata(), _now()
         )

@@ -1,22 +1,26 @@
-"""Checks the resource servicers share: resource ids, display names, update masks, the
-solution type filter of ListDataStores and ListEngines."""
+"""What the resource servicers share: the checks of resource ids, display names, update masks
+and the solution type filter of ListDataStores and ListEngines; the look-up of a data store or
+engine, made through the API or served from a folder."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_emulator.errors import InvalidArgument, excerpt
+from grounding_emulator.errors import EmulatorError, InvalidArgument, NotFound, excerpt
 
 __all__ = [
     "ENGINE_ID",
     "RESOURCE_ID",
     "check_display_name",
     "check_resource_id",
+    "made_resource",
     "mask_paths",
+    "resource_message",
+    "resource_messages",
     "solution_type_filter",
 ]
 
@@ -26,6 +30,9 @@ __all__ = [
 RESOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 ENGINE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _SolutionType = de.SolutionType
+_Made = TypeVar("_Made")
+# A servicer's look-up of the resource a folder serves under a canonical name (None: none).
+_Folder = Callable[[str], Any | None]
 
 
 def check_resource_id(value: str, field: str, pattern: re.Pattern[str], limit: int) -> str:
@@ -98,3 +105,43 @@ def solution_type_filter(text: str, separator: str) -> int | None:
             field="filter",
         )
     return int(_SolutionType.__members__[value])
+
+
+def resource_message(
+    name: str, kind: str, made: Any | None, message_type: Any, folder: _Folder
+) -> Any:
+    """The message of the data store or engine (``kind``) ``name``: the API-made resource
+    ``made``'s (its ``payload``), else the one ``folder`` serves, else ``NOT_FOUND``."""
+    if made is not None:
+        return message_type.FromString(made.payload)
+    message = folder(name)
+    if message is None:
+        raise NotFound(f"{kind} {name} not found")
+    return message
+
+
+def made_resource(
+    name: str, kind: str, made: _Made | None, folder: _Folder, served: EmulatorError
+) -> _Made:
+    """``made``, the API-made data store or engine (``kind``) ``name`` that an update or delete
+    changes; ``served`` (a ``FAILED_PRECONDITION``) when a folder serves it instead, as it
+    changes with its folder only; else ``NOT_FOUND``."""
+    if made is None:
+        if folder(name) is not None:
+            raise served
+        raise NotFound(f"{kind} {name} not found")
+    return made
+
+
+def resource_messages(
+    made: Iterable[Any], message_type: Any, served: Iterable[str], folder: _Folder, prefix: str
+) -> list[Any]:
+    """A collection's data stores or engines, by id: the messages of the API-made ``made``, and
+    of the ids a folder ``served`` that none of them takes, at ``{prefix}/{id}``."""
+    messages = {r.id: message_type.FromString(r.payload) for r in made}
+    for served_id in served:
+        if served_id not in messages:
+            message = folder(f"{prefix}/{served_id}")
+            if message is not None:
+                messages[served_id] = message
+    return [messages[i] for i in sorted(messages)]
