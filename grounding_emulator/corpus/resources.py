@@ -66,18 +66,14 @@ def _last(name: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class DataStoreResource:
-    """A data store made through ``CreateDataStore``: its canonical ``name``, its
-    ``content_config`` (``NO_CONTENT``, ``CONTENT_REQUIRED`` or ``PUBLIC_WEBSITE``) and its
-    message (``payload``, serialized)."""
+class _InCollection:
+    """A data store or engine under its canonical ``name``, in a collection."""
 
     name: str
-    content_config: str
-    payload: bytes
 
     @property
     def id(self) -> str:
-        """The data store id (the name's last part)."""
+        """The data store or engine id (the name's last part)."""
         return _last(self.name)
 
     @property
@@ -87,23 +83,22 @@ class DataStoreResource:
 
 
 @dataclass(frozen=True, slots=True)
-class EngineResource:
+class DataStoreResource(_InCollection):
+    """A data store made through ``CreateDataStore``: its canonical ``name``, its
+    ``content_config`` (``NO_CONTENT``, ``CONTENT_REQUIRED`` or ``PUBLIC_WEBSITE``) and its
+    message (``payload``, serialized)."""
+
+    content_config: str
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class EngineResource(_InCollection):
     """An engine made through ``CreateEngine``: its canonical ``name``, the id of the data store
     it serves (in its collection) and its message (``payload``, serialized)."""
 
-    name: str
     data_store: str
     payload: bytes
-
-    @property
-    def id(self) -> str:
-        """The engine id."""
-        return _last(self.name)
-
-    @property
-    def collection(self) -> str:
-        """The collection it lives in."""
-        return _collection(self.name)
 
     @property
     def data_store_name(self) -> str:
