@@ -80,3 +80,19 @@ def answer_client(de_connection):
 def dk_client(dk_connection):
     """``DeveloperKnowledgeClient`` on the emulator."""
     return dk_connection.client(developer_knowledge_v1.DeveloperKnowledgeClient)
+
+
+@pytest.fixture(scope="module")
+def emulator_and_clients(tmp_path_factory):
+    """The resource tests' emulator of the module's own, and Google's clients on it
+    (``google_resources.started``)."""
+    # Imported here: google_resources imports this module.
+    from tests.emulator.google_resources import started
+
+    yield from started(tmp_path_factory.mktemp("resources"))
+
+
+@pytest.fixture(scope="module")
+def clients(emulator_and_clients):
+    """The clients of the module's resource emulator."""
+    return emulator_and_clients[1]

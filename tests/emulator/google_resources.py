@@ -1,6 +1,6 @@
 """What the resource tests share: an emulator of their own (a folder data store ``kb``, served
 in every project, and a folder standing for Cloud Storage), Google's clients on it, and makers of
-data stores and documents through those clients."""
+data stores, engines and documents through those clients."""
 
 from __future__ import annotations
 
@@ -96,6 +96,31 @@ def data_store(
 
 def branch(data_store_name: str) -> str:
     return f"{data_store_name}/branches/default_branch"
+
+
+def create_document(
+    clients: Clients, data_store_name: str, document_id: str, document: de.Document
+) -> de.Document:
+    """Create a document in the data store's default branch; the document made."""
+    return clients.documents.create_document(
+        parent=branch(data_store_name), document=document, document_id=document_id, **ONCE
+    )
+
+
+def engine(clients: Clients, engine_id: str, data_store_ids: list[str], **fields: Any) -> Any:
+    """Start creating a search engine (unless ``fields`` say otherwise) over the data stores;
+    its operation."""
+    return clients.engines.create_engine(
+        parent=COLLECTION,
+        engine=de.Engine(
+            display_name=fields.pop("display_name", "Test Engine"),
+            solution_type=fields.pop("solution_type", de.SolutionType.SOLUTION_TYPE_SEARCH),
+            data_store_ids=data_store_ids,
+            **fields,
+        ),
+        engine_id=engine_id,
+        **ONCE,
+    )
 
 
 def text(value: str, mime_type: str = "text/plain") -> de.Document:

@@ -16,22 +16,12 @@ from tests.emulator.google_resources import (
     FOLDER_DATA_STORE,
     PROJECT,
     data_store,
+    engine,
     search_ids,
-    started,
     unique,
 )
 
 ContentConfig = de.DataStore.ContentConfig
-
-
-@pytest.fixture(scope="module")
-def emulator_and_clients(tmp_path_factory):
-    yield from started(tmp_path_factory.mktemp("data-stores"))
-
-
-@pytest.fixture(scope="module")
-def clients(emulator_and_clients):
-    return emulator_and_clients[1]
 
 
 def test_create_returns_a_done_operation_with_the_data_store_and_its_metadata(clients):
@@ -289,14 +279,7 @@ def test_a_data_store_an_engine_serves_is_not_deleted(clients):
     data_store_id = unique("served")
     name = data_store(clients, data_store_id)
     engine_id = unique("app")
-    clients.engines.create_engine(
-        parent=COLLECTION,
-        engine=de.Engine(
-            display_name="app", solution_type="SOLUTION_TYPE_SEARCH", data_store_ids=[data_store_id]
-        ),
-        engine_id=engine_id,
-        **ONCE,
-    ).result(timeout=10)
+    engine(clients, engine_id, [data_store_id], display_name="app").result(timeout=10)
     with pytest.raises(core_exceptions.FailedPrecondition) as excinfo:
         clients.data_stores.delete_data_store(name=name, **ONCE)
     assert_error(excinfo, core_exceptions.FailedPrecondition, f"engines/{engine_id}")

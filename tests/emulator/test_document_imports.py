@@ -19,7 +19,6 @@ from tests.emulator.google_resources import (
     branch,
     data_store,
     search_ids,
-    started,
     text,
     text_pdf,
     unique,
@@ -27,16 +26,6 @@ from tests.emulator.google_resources import (
 
 Mode = de.ImportDocumentsRequest.ReconciliationMode
 INVALID_ARGUMENT = 3
-
-
-@pytest.fixture(scope="module")
-def emulator_and_clients(tmp_path_factory):
-    yield from started(tmp_path_factory.mktemp("imports"))
-
-
-@pytest.fixture(scope="module")
-def clients(emulator_and_clients):
-    return emulator_and_clients[1]
 
 
 @pytest.fixture

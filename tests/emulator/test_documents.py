@@ -17,23 +17,13 @@ from tests.emulator.google_resources import (
     Content,
     branch,
     clients_of,
+    create_document,
     data_store,
     search_ids,
-    started,
     text,
     text_pdf,
     unique,
 )
-
-
-@pytest.fixture(scope="module")
-def emulator_and_clients(tmp_path_factory):
-    yield from started(tmp_path_factory.mktemp("documents"))
-
-
-@pytest.fixture(scope="module")
-def clients(emulator_and_clients):
-    return emulator_and_clients[1]
 
 
 @pytest.fixture(scope="module")
@@ -48,16 +38,10 @@ def structured_store(clients):
     return data_store(clients, unique("structured"), content_config="NO_CONTENT")
 
 
-def create(clients, parent, document_id, document):
-    return clients.documents.create_document(
-        parent=branch(parent), document=document, document_id=document_id, **ONCE
-    )
-
-
 def test_a_document_round_trips_and_is_found_by_search_at_once(clients, content_store):
     document = text("The lighthouse keeper climbs ninety-nine stairs every evening.")
     document.struct_data = {"floor": 3, "tags": ["lamp", "stairs"]}
-    made = create(clients, content_store, "keeper", document)
+    made = create_document(clients, content_store, "keeper", document)
     name = f"{content_store}/branches/default_branch/documents/keeper"
     assert made.name == name
     assert made.id == "keeper"
@@ -115,7 +99,7 @@ def test_a_document_round_trips_and_is_found_by_search_at_once(clients, content_
 def test_html_pdf_and_unicode_content_are_read_and_searched(
     clients, content_store, document_id, content, query, title
 ):
-    create(clients, content_store, document_id, de.Document(content=content))
+    create_document(clients, content_store, document_id, de.Document(content=content))
     response = clients.search.search(
         request=de.SearchRequest(
             serving_config=f"{content_store}/servingConfigs/default_search", query=query
@@ -132,14 +116,16 @@ def test_content_from_a_gs_uri_is_read_from_the_gcs_root(emulator_and_clients, c
     path.parent.mkdir(parents=True)
     path.write_text("<title>Tide table</title><p>High tide comes at noon.</p>", encoding="utf-8")
     document = de.Document(content=Content(mime_type="text/html", uri="gs://bucket/docs/tide.html"))
-    made = create(clients, content_store, "tide", document)
+    made = create_document(clients, content_store, "tide", document)
     assert made.content.uri == "gs://bucket/docs/tide.html"
     assert search_ids(clients, content_store, "high tide noon")[0] == "tide"
 
 
 def test_struct_and_json_data_make_a_searchable_structured_document(clients, structured_store):
-    create(clients, structured_store, "boat", de.Document(struct_data={"title": "Sailing boat"}))
-    made = create(
+    create_document(
+        clients, structured_store, "boat", de.Document(struct_data={"title": "Sailing boat"})
+    )
+    made = create_document(
         clients,
         structured_store,
         "ferry",
@@ -151,7 +137,7 @@ def test_struct_and_json_data_make_a_searchable_structured_document(clients, str
 
 
 def test_update_with_a_mask_changes_only_those_fields(clients, content_store):
-    made = create(clients, content_store, "masked", text("Old text about anchors."))
+    made = create_document(clients, content_store, "masked", text("Old text about anchors."))
     given = text("New text about sails.")
     given.name = made.name
     given.struct_data = {"kind": "note"}
@@ -178,7 +164,7 @@ def test_update_creates_a_missing_document_only_with_allow_missing(clients, cont
 
 
 def test_delete_removes_the_document_from_get_list_and_search(clients, content_store):
-    made = create(clients, content_store, "doomed", text("A doomed walrus story."))
+    made = create_document(clients, content_store, "doomed", text("A doomed walrus story."))
     clients.documents.delete_document(name=made.name, **ONCE)
     with pytest.raises(core_exceptions.NotFound):
         clients.documents.get_document(name=made.name, **ONCE)
@@ -193,7 +179,7 @@ def test_delete_removes_the_document_from_get_list_and_search(clients, content_s
 def test_listing_pages_through_the_documents_by_id(clients):
     name = data_store(clients, unique("paged"))
     for number in range(5):
-        create(clients, name, f"d{number}", text(f"Document number {number}."))
+        create_document(clients, name, f"d{number}", text(f"Document number {number}."))
     pager = clients.documents.list_documents(
         request=de.ListDocumentsRequest(parent=branch(name), page_size=2), **ONCE
     )
@@ -207,9 +193,9 @@ def test_listing_pages_through_the_documents_by_id(clients):
 
 
 def test_a_document_id_taken_is_already_exists(clients, content_store):
-    create(clients, content_store, "taken", text("First."))
+    create_document(clients, content_store, "taken", text("First."))
     with pytest.raises(core_exceptions.AlreadyExists) as excinfo:
-        create(clients, content_store, "taken", text("Second."))
+        create_document(clients, content_store, "taken", text("Second."))
     assert_error(excinfo, core_exceptions.AlreadyExists, "document 'taken' already exists")
 
 
@@ -325,7 +311,7 @@ def test_what_googles_document_rules_refuse_is_refused_naming_the_field(
 ):
     parent = content_store if store == "content" else structured_store
     with pytest.raises(error) as excinfo:
-        create(clients, parent, document_id, document)
+        create_document(clients, parent, document_id, document)
     assert_error(excinfo, error, fragment)
 
 
@@ -335,7 +321,7 @@ def test_a_gs_uri_without_a_gcs_root_is_failed_precondition():
         parent = data_store(clients, "nogcs")
         document = de.Document(content=Content(mime_type="text/html", uri="gs://b/x.html"))
         with pytest.raises(core_exceptions.FailedPrecondition) as excinfo:
-            create(clients, parent, "x", document)
+            create_document(clients, parent, "x", document)
         assert_error(excinfo, core_exceptions.FailedPrecondition, "start it with --gcs-root DIR")
         clients.close()
 
@@ -347,7 +333,7 @@ def test_a_folder_data_stores_documents_are_read_but_not_changed(clients):
     assert listed[0].name == f"{parent}/branches/default_branch/documents/folder-doc"
     assert clients.documents.get_document(name=listed[0].name, **ONCE) == listed[0]
     with pytest.raises(core_exceptions.FailedPrecondition) as excinfo:
-        create(clients, parent, "new", text("x"))
+        create_document(clients, parent, "new", text("x"))
     assert_error(excinfo, core_exceptions.FailedPrecondition, "served from a folder")
     with pytest.raises(core_exceptions.FailedPrecondition):
         clients.documents.delete_document(name=listed[0].name, **ONCE)

@@ -12,48 +12,20 @@ from google.protobuf import field_mask_pb2
 from tests.emulator.conftest import ONCE, assert_error
 from tests.emulator.google_resources import (
     COLLECTION,
-    branch,
+    create_document,
     data_store,
+    engine,
     search_ids,
-    started,
     text,
     unique,
 )
 
 
-@pytest.fixture(scope="module")
-def emulator_and_clients(tmp_path_factory):
-    yield from started(tmp_path_factory.mktemp("engines"))
-
-
-@pytest.fixture(scope="module")
-def clients(emulator_and_clients):
-    return emulator_and_clients[1]
-
-
-def engine(clients, engine_id, data_store_ids, **fields):
-    return clients.engines.create_engine(
-        parent=COLLECTION,
-        engine=de.Engine(
-            display_name=fields.pop("display_name", "Test Engine"),
-            solution_type=fields.pop("solution_type", de.SolutionType.SOLUTION_TYPE_SEARCH),
-            data_store_ids=data_store_ids,
-            **fields,
-        ),
-        engine_id=engine_id,
-        **ONCE,
-    )
-
-
 def test_an_engine_serves_its_data_stores_search_answers_and_sessions(clients):
     data_store_id = unique("served")
     name = data_store(clients, data_store_id)
-    clients.documents.create_document(
-        parent=branch(name),
-        document=text("The lighthouse keeper climbs ninety-nine stairs every evening."),
-        document_id="keeper",
-        **ONCE,
-    )
+    document = text("The lighthouse keeper climbs ninety-nine stairs every evening.")
+    create_document(clients, name, "keeper", document)
     engine_id = unique("app")
     operation = engine(
         clients,

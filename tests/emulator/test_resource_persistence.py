@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import logging
 
-from google.cloud import discoveryengine_v1 as de
-
 from tests.emulator.conftest import ONCE
 from tests.emulator.google_resources import (
     COLLECTION,
     branch,
     clients_of,
+    create_document,
     data_store,
+    engine,
     search_ids,
     serve,
     text,
@@ -23,20 +23,8 @@ from tests.emulator.google_resources import (
 def make_resources(address: str) -> None:
     clients = clients_of(address)
     name = data_store(clients, "kept")
-    clients.documents.create_document(
-        parent=branch(name),
-        document=text("Cormorants dry their wings."),
-        document_id="bird",
-        **ONCE,
-    )
-    clients.engines.create_engine(
-        parent=COLLECTION,
-        engine=de.Engine(
-            display_name="kept", solution_type="SOLUTION_TYPE_SEARCH", data_store_ids=["kept"]
-        ),
-        engine_id="kept-app",
-        **ONCE,
-    ).result(timeout=10)
+    create_document(clients, name, "bird", text("Cormorants dry their wings."))
+    engine(clients, "kept-app", ["kept"], display_name="kept").result(timeout=10)
     assert search_ids(clients, name, "cormorants") == ["bird"]  # builds and saves the index
     clients.close()
 

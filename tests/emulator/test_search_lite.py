@@ -10,32 +10,23 @@ from google.cloud import discoveryengine_v1 as de
 from tests.emulator.conftest import ONCE, assert_error
 from tests.emulator.google_resources import (
     COLLECTION,
-    branch,
+    create_document,
     data_store,
+    engine,
     serving_config,
-    started,
     text,
 )
 
 
-@pytest.fixture(scope="module")
-def clients(tmp_path_factory):
-    for _, made in started(tmp_path_factory.mktemp("search-lite")):
-        website = data_store(made, "site", content_config="PUBLIC_WEBSITE")
-        page = text("<title>About Google</title><p>Google organizes information.</p>", "text/html")
-        made.documents.create_document(
-            parent=branch(website), document=page, document_id="about", **ONCE
-        )
-        made.engines.create_engine(
-            parent=COLLECTION,
-            engine=de.Engine(
-                display_name="site", solution_type="SOLUTION_TYPE_SEARCH", data_store_ids=["site"]
-            ),
-            engine_id="site-app",
-            **ONCE,
-        ).result(timeout=10)
-        data_store(made, "private")
-        yield made
+@pytest.fixture(scope="module", autouse=True)
+def _data_stores(clients):
+    """A public website data store ``site`` (served by the engine ``site-app``) and a data
+    store ``private`` of no website."""
+    website = data_store(clients, "site", content_config="PUBLIC_WEBSITE")
+    page = text("<title>About Google</title><p>Google organizes information.</p>", "text/html")
+    create_document(clients, website, "about", page)
+    engine(clients, "site-app", ["site"], display_name="site").result(timeout=10)
+    data_store(clients, "private")
 
 
 @pytest.mark.parametrize("parent", ["dataStores/site", "engines/site-app"])
