@@ -44,6 +44,7 @@ from grounding_emulator.wire.servicers.fields import (
     check_resource_id,
     made_resource,
     mask_paths,
+    merge_paths,
     resource_message,
     resource_messages,
     solution_type_filter,
@@ -204,14 +205,7 @@ class DataStoreServicer(Servicer):
                 given.display_name, "data_store.display_name", MAX_DATA_STORE_DISPLAY_NAME
             )
         message = DataStoreMessage.FromString(resource.payload)
-        for path in paths:
-            message.ClearField(path)
-            if path == "solution_types":
-                message.solution_types.extend(given.solution_types)
-            elif path == "display_name":
-                message.display_name = given.display_name
-            elif given.HasField(path):
-                getattr(message, path).CopyFrom(getattr(given, path))
+        merge_paths(given, message, paths)
         self.backend.resources.update_data_store(
             DataStoreResource(name, resource.content_config, message.SerializeToString())
         )

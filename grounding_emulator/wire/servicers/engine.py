@@ -46,6 +46,7 @@ from grounding_emulator.wire.servicers.fields import (
     check_resource_id,
     made_resource,
     mask_paths,
+    merge_paths,
     resource_message,
     resource_messages,
     solution_type_filter,
@@ -206,13 +207,7 @@ class EngineServicer(Servicer):
         if "display_name" in paths:
             check_display_name(given.display_name, "engine.display_name", MAX_ENGINE_DISPLAY_NAME)
         message = EngineMessage.FromString(resource.payload)
-        for path in paths:
-            if path == "display_name":
-                message.display_name = given.display_name
-            else:
-                message.ClearField(path)
-                if given.HasField(path):
-                    getattr(message, path).CopyFrom(getattr(given, path))
+        merge_paths(given, message, paths)
         message.update_time.FromDatetime(_now())
         self.backend.resources.update_engine(
             EngineResource(name, resource.data_store, message.SerializeToString())

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from google.cloud import discoveryengine_v1 as de
+from google.protobuf import field_mask_pb2
 
 from grounding_emulator.errors import EmulatorError, InvalidArgument, NotFound, excerpt
 
@@ -19,6 +20,7 @@ __all__ = [
     "check_resource_id",
     "made_resource",
     "mask_paths",
+    "merge_paths",
     "resource_message",
     "resource_messages",
     "solution_type_filter",
@@ -87,6 +89,14 @@ def mask_paths(
     if paths:
         return tuple(dict.fromkeys(paths))
     return tuple(p for p in allowed if _is_set(given, p))
+
+
+def merge_paths(given: Any, message: Any, paths: Sequence[str]) -> None:
+    """Set ``message``'s fields ``paths`` to ``given``'s, each replaced whole: a message or list
+    field that ``given`` does not set is cleared (AIP-134: the mask's fields are overwritten)."""
+    field_mask_pb2.FieldMask(paths=paths).MergeMessage(
+        given, message, replace_message_field=True, replace_repeated_field=True
+    )
 
 
 def solution_type_filter(text: str, separator: str) -> int | None:
