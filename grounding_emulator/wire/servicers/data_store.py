@@ -43,11 +43,10 @@ from grounding_emulator.wire.servicers.fields import (
     check_display_name,
     check_resource_id,
     made_resource,
-    mask_paths,
-    merge_paths,
     resource_message,
     resource_messages,
     solution_type_filter,
+    update_fields,
 )
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
 
@@ -198,14 +197,8 @@ class DataStoreServicer(Servicer):
         updatable fields the request sets (AIP-134)."""
         name = parse_data_store_name(request.data_store.name, "data_store.name").key
         resource = self._made(name)
-        given = request.data_store
-        paths = mask_paths(request.update_mask.paths, _UPDATABLE, given, "data store")
-        if "display_name" in paths:
-            check_display_name(
-                given.display_name, "data_store.display_name", MAX_DATA_STORE_DISPLAY_NAME
-            )
         message = DataStoreMessage.FromString(resource.payload)
-        merge_paths(given, message, paths)
+        update_fields(message, request, "data_store", _UPDATABLE, MAX_DATA_STORE_DISPLAY_NAME)
         self.backend.resources.update_data_store(
             DataStoreResource(name, resource.content_config, message.SerializeToString())
         )

@@ -45,11 +45,10 @@ from grounding_emulator.wire.servicers.fields import (
     check_display_name,
     check_resource_id,
     made_resource,
-    mask_paths,
-    merge_paths,
     resource_message,
     resource_messages,
     solution_type_filter,
+    update_fields,
 )
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
 
@@ -202,12 +201,8 @@ class EngineServicer(Servicer):
         updatable fields the request sets (AIP-134)."""
         name = parse_engine_name(request.engine.name, "engine.name").key
         resource = self._made(name)
-        given = request.engine
-        paths = mask_paths(request.update_mask.paths, _UPDATABLE, given, "engine")
-        if "display_name" in paths:
-            check_display_name(given.display_name, "engine.display_name", MAX_ENGINE_DISPLAY_NAME)
         message = EngineMessage.FromString(resource.payload)
-        merge_paths(given, message, paths)
+        update_fields(message, request, "engine", _UPDATABLE, MAX_ENGINE_DISPLAY_NAME)
         message.update_time.FromDatetime(_now())
         self.backend.resources.update_engine(
             EngineResource(name, resource.data_store, message.SerializeToString())

@@ -1,11 +1,11 @@
-"""What the resource servicers share: the checks of resource ids, display names, update masks
-and the solution type filter of ListDataStores and ListEngines; the look-up of a data store or
-engine, made through the API or served from a folder."""
+"""What the resource servicers share: the checks of resource ids and display names, the fields
+an update mask names, the solution type filter of ListDataStores and ListEngines; the look-up of
+a data store or engine, made through the API or served from a folder."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from google.cloud import discoveryengine_v1 as de
@@ -19,11 +19,10 @@ __all__ = [
     "check_display_name",
     "check_resource_id",
     "made_resource",
-    "mask_paths",
-    "merge_paths",
     "resource_message",
     "resource_messages",
     "solution_type_filter",
+    "update_fields",
 ]
 
 # RFC-1034 ids as Google takes them (letters, digits, '-', '_'; a letter or digit first; a
@@ -72,28 +71,27 @@ def _is_set(message: Any, path: str) -> bool:
     return len(value) > 0
 
 
-def mask_paths(
-    paths: Sequence[str], updatable: Iterable[str], given: Any, kind: str
-) -> tuple[str, ...]:
-    """The fields an update sets: those of ``update_mask`` ("If an unsupported or unknown field
-    is provided, an INVALID_ARGUMENT error is returned"), or without one those of ``updatable``
-    that the request's ``given`` message sets (AIP-134)."""
+def update_fields(
+    message: Any, request: Any, field: str, updatable: Iterable[str], display_limit: int
+) -> None:
+    """Update ``message`` with the fields of the update ``request``'s ``field`` (its data store
+    or engine) that the update sets: those of ``update_mask`` ("If an unsupported or unknown
+    field is provided, an INVALID_ARGUMENT error is returned"), or without one those of
+    ``updatable`` that it sets (AIP-134). Each is replaced whole: a message or list field it
+    does not set is cleared. A display name set is checked against ``display_limit``."""
+    given = getattr(request, field)
+    mask = request.update_mask.paths
     allowed = tuple(updatable)
-    for path in paths:
+    for path in mask:
         if path not in allowed:
             raise InvalidArgument(
-                f"update_mask names {excerpt(path)}, which cannot be updated on a {kind}: "
-                f"use {', '.join(allowed)}",
+                f"update_mask names {excerpt(path)}, which cannot be updated on a "
+                f"{field.replace('_', ' ')}: use {', '.join(allowed)}",
                 field="update_mask",
             )
-    if paths:
-        return tuple(dict.fromkeys(paths))
-    return tuple(p for p in allowed if _is_set(given, p))
-
-
-def merge_paths(given: Any, message: Any, paths: Sequence[str]) -> None:
-    """Set ``message``'s fields ``paths`` to ``given``'s, each replaced whole: a message or list
-    field that ``given`` does not set is cleared (AIP-134: the mask's fields are overwritten)."""
+    paths = list(mask) or [p for p in allowed if _is_set(given, p)]
+    if "display_name" in paths:
+        check_display_name(given.display_name, f"{field}.display_name", display_limit)
     field_mask_pb2.FieldMask(paths=paths).MergeMessage(
         given, message, replace_message_field=True, replace_repeated_field=True
     )
