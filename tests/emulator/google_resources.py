@@ -1,6 +1,7 @@
 """What the resource tests share: an emulator of their own (a folder data store ``kb``, served
 in every project, and a folder standing for Cloud Storage), Google's clients on it, and makers of
-data stores, engines and documents through those clients."""
+data stores, engines and documents through those clients. The fixtures ``emulator_and_clients``
+and ``clients`` (in this folder's conftest, where pytest finds them) start one a module."""
 
 from __future__ import annotations
 
