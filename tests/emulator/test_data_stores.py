@@ -252,12 +252,25 @@ def test_a_data_store_made_in_one_project_is_seen_from_no_other(clients):
     for other in (elsewhere, in_eu):
         with pytest.raises(core_exceptions.NotFound):
             clients.data_stores.get_data_store(name=other, **ONCE)
-        with pytest.raises(core_exceptions.NotFound):
+        with pytest.raises(core_exceptions.NotFound) as missing:
             search_ids(clients, other, "anything")
+        assert "made through the API" not in missing.value.message
         listed = clients.data_stores.list_data_stores(
             request=de.ListDataStoresRequest(parent=other.rsplit("/", 2)[0]), **ONCE
         )
         assert data_store_id not in [d.name.rsplit("/", 1)[1] for d in listed]
+
+
+def test_a_missing_data_store_is_not_found_naming_those_of_its_collection(clients):
+    data_store_id = unique("named")
+    name = data_store(clients, data_store_id)
+    with pytest.raises(core_exceptions.NotFound) as missing:
+        search_ids(clients, name.replace(data_store_id, "nowhere"), "anything")
+    assert missing.value.message.startswith(
+        f"data store 'nowhere' not found (data stores: {FOLDER_DATA_STORE}"
+    )
+    assert f"; made through the API in {COLLECTION}: " in missing.value.message
+    assert data_store_id in missing.value.message.rpartition(": ")[2].split(", ")
 
 
 def test_folder_data_stores_are_read_in_every_project_but_not_changed(clients):

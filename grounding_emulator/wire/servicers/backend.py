@@ -12,6 +12,7 @@ from grounding_emulator.answer.sessions import SessionStore
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.resources import ResourceStore
 from grounding_emulator.corpus.store import CorpusStore
+from grounding_emulator.errors import NotFound
 from grounding_emulator.grounding.judge import Judge
 from grounding_emulator.wire.names import DEFAULT_COLLECTION, ParentName, ServingConfigName
 from grounding_emulator.wire.operations import OperationStore
@@ -75,10 +76,18 @@ class Backend:
 
     def data_store_named(self, name: str) -> DataStore:
         """The data store of canonical name ``name``: made through the API, else served from
-        a folder (by its id)."""
+        a folder (by its id); ``NotFound`` naming both kinds a caller could mean, the API-made
+        ones of that collection only (what another project made stays unseen)."""
         if self.resources.data_store(name) is not None:
             return self.resources.snapshot(name)
-        return self.store.get(name.rsplit("/", 1)[1])
+        collection, _, data_store_id = name.rpartition("/dataStores/")
+        try:
+            return self.store.get(data_store_id)
+        except NotFound as exc:
+            made = ", ".join(sorted(r.id for r in self.resources.data_stores(collection)))
+            if not made:
+                raise
+            raise NotFound(f"{exc}; made through the API in {collection}: {made}") from exc
 
     def forget_under(self, name: str) -> None:
         """Forget the sessions and conversations of a deleted data store or engine."""
