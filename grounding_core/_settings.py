@@ -52,6 +52,8 @@ _SERVING_CONFIG_NAME = re.compile(
     r"/servingConfigs/(?P<serving_config>[^/]+)$"
 )
 _SESSION = re.compile(r"^projects/[^/]+/locations/(?P<parent>[^/]+(?:/[^/]+)*)/sessions/[^/]+$")
+# A collection-less data store after its location: the one in the default collection.
+_BARE_DATA_STORE = re.compile(r"^(?P<location>[^/]+)/dataStores/(?P<data_store>[^/]+)$")
 _HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):(?P<port>[0-9]{1,5})$")
 
 
@@ -208,10 +210,15 @@ class DiscoveryEngineTarget:
 
     def session_path(self, session: str = "-") -> str:
         """A session of the engine or data store: an id (``-``: a new one) or a session's name
-        as ``AnswerQueryResponse.session.name`` gives it (whose project may be the number)."""
+        as ``AnswerQueryResponse.session.name`` gives it (whose project may be the number, and
+        whose data store is in its collection even when this target's is collection-less:
+        ``Session.name``, "Fully qualified name
+        ``projects/{project}/locations/global/collections/{collection}/...``")."""
         match = _SESSION.match(session)
         if match is not None:
-            if match["parent"] != self.parent_path.partition("/locations/")[2]:
+            if _in_collection(match["parent"]) != _in_collection(
+                self.parent_path.partition("/locations/")[2]
+            ):
                 raise ConfigurationError(
                     f"session {session!r} is not a session of {self.parent_path}: continue it "
                     "with the engine or data store that created it"
@@ -220,6 +227,15 @@ class DiscoveryEngineTarget:
         if session != "-":
             _check_id("session", session, "-")
         return f"{self.parent_path}/sessions/{session}"
+
+
+def _in_collection(parent: str) -> str:
+    """A data store or engine name after ``locations/``, a collection-less data store as the
+    one in the default collection (the two forms name the same data store)."""
+    match = _BARE_DATA_STORE.match(parent)
+    if match is None:
+        return parent
+    return f"{match['location']}/collections/{DEFAULT_COLLECTION}/dataStores/{match['data_store']}"
 
 
 def config_path(project: str, location: str, kind: str, config: str) -> str:

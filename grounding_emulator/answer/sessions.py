@@ -3,8 +3,10 @@
 A session (``Session``, v1 reference; ``session.proto``) is a conversation: its turns are the
 queries asked in it, each with the resource name of its answer. The store keys sessions and
 answers by their canonical names (``wire/names.py``: a collection-less data store is the one in
-``default_collection``) and keeps each session's name as it was created. What the proto
-documents, the store does:
+``default_collection``), which are also their names (``Session.name``: "Immutable. Fully
+qualified name
+``projects/{project}/locations/global/collections/{collection}/engines/{engine}/sessions/*``";
+``Answer.name`` the same, followed by ``/answers/*``). What the proto documents, the store does:
 
 - ``display_name``: "By default, the display name is the first turn query text in the
   session": set from the first turn when it is empty.
@@ -64,7 +66,7 @@ class Turn:
 
 @dataclass(frozen=True, slots=True)
 class Session:
-    """A session as stored: ``name`` as created, ``key`` canonical, ``parent`` the canonical
+    """A session as stored: ``name`` and ``key`` canonical, ``parent`` the canonical
     name of its data store or engine, ``sequence`` its creation order."""
 
     name: str

@@ -94,6 +94,18 @@ class ServingConfigName:
             return f"{base}/engines/{self.engine}"
         return f"{base}/dataStores/{self.data_store}"
 
+    @property
+    def parent_key(self) -> str:
+        """The data store or engine's canonical name (``ParentName.key``: in its collection)."""
+        return ParentName(
+            self.parent_path,
+            self.project,
+            self.location,
+            self.collection,
+            self.data_store,
+            self.engine,
+        ).key
+
 
 def _match(
     pattern: re.Pattern[str], name: str, field: str, what: str, expected: str
@@ -265,13 +277,8 @@ class SessionName:
     session: str
 
     @property
-    def path(self) -> str:
-        """The name as given."""
-        return f"{self.parent.path}/sessions/{self.session}"
-
-    @property
     def key(self) -> str:
-        """The canonical name (see ``ParentName.key``)."""
+        """The canonical name (see ``ParentName.key``), which is also the session's ``name``."""
         return f"{self.parent.key}/sessions/{self.session}"
 
 

@@ -194,6 +194,21 @@ def test_a_session_resource_name_is_kept_when_it_belongs_to_the_target():
     assert str(error).endswith("(for example '-')")
 
 
+def test_a_data_store_keeps_its_sessions_named_in_either_form():
+    # Session.name is "Fully qualified name projects/{project}/locations/global/collections/
+    # {collection}/...": a collection-less data store is the one in default_collection.
+    bare = DiscoveryEngineTarget(project="p", data_store="d", collection=None)
+    in_default = bare.replace(collection="default_collection")
+    named = f"{in_default.parent_path}/sessions/7"
+    collection_less = f"{bare.parent_path}/sessions/7"
+    for target in (bare, in_default):
+        assert target.session_path(named) == named
+        assert target.session_path(collection_less) == collection_less
+    elsewhere = f"{bare.replace(collection='c').parent_path}/sessions/7"
+    error = refusal(bare.session_path, elsewhere)
+    assert f"session {elsewhere!r} is not a session of {bare.parent_path}" in str(error)
+
+
 def test_a_collection_named_locations_keeps_its_sessions():
     target = DiscoveryEngineTarget(project="p", engine="e", collection="locations")
     name = "projects/p/locations/global/collections/locations/engines/e/sessions/5"

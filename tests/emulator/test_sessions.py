@@ -175,11 +175,65 @@ def test_every_session_field_round_trips(sessions):
 
 def test_a_session_without_turns_has_no_end_time_and_defaults(sessions):
     created = sessions.create_session(parent=BARE_DATA_STORE, session={}, **ONCE)
-    assert created.name.startswith(f"{BARE_DATA_STORE}/sessions/")
+    # Session.name: "Immutable. Fully qualified name projects/{project}/locations/global/
+    # collections/{collection}/engines/{engine}/sessions/*", whatever form the parent had.
+    assert created.name.startswith(f"{DATA_STORE}/sessions/")
     assert (created.display_name, created.user_pseudo_id, list(created.turns)) == ("", "", [])
     assert created.state == de.Session.State.IN_PROGRESS
     assert "end_time" not in created
     sessions.delete_session(name=created.name, **ONCE)
+
+
+@pytest.mark.parametrize(
+    ("parent", "canonical"),
+    [
+        (BARE_DATA_STORE, DATA_STORE),
+        (DATA_STORE, DATA_STORE),
+        (TEST_ENGINE, TEST_ENGINE),
+    ],
+    ids=["collection-less-data-store", "data-store-in-a-collection", "engine"],
+)
+def test_a_session_is_named_in_its_collection(answer_client, sessions, parent, canonical):
+    """``Session.name``: "Immutable. Fully qualified name ``projects/{project}/locations/global/
+    collections/{collection}/engines/{engine}/sessions/*``", and ``Answer.name`` the same with
+    ``/answers/*``: created, answered in, listed, updated and read back by any form of its
+    parent, a session and its answers have the one name."""
+    pseudo = user()
+    created = sessions.create_session(parent=parent, session={"user_pseudo_id": pseudo}, **ONCE)
+    session_id = created.name.rsplit("/", 1)[1]
+    assert created.name == f"{canonical}/sessions/{session_id}"
+    as_given = f"{parent}/sessions/{session_id}"
+
+    answered = answer_in(answer_client, FIRST, as_given, parent=parent)
+    answer_id = answered.answer.name.rsplit("/", 1)[1]
+    assert answered.session.name == created.name
+    assert answered.answer.name == f"{canonical}/sessions/{session_id}/answers/{answer_id}"
+    assert [t.answer for t in answered.session.turns] == [answered.answer.name]
+    read = answer_client.get_answer(name=f"{as_given}/answers/{answer_id}", **ONCE)
+    assert read.name == answered.answer.name
+
+    new = answer_in(answer_client, FIRST, f"{parent}/sessions/-", parent=parent)
+    new_id = new.session.name.rsplit("/", 1)[1]
+    assert new.session.name == f"{canonical}/sessions/{new_id}"
+    new_answer = new.answer.name.rsplit("/", 1)[1]
+    assert new.answer.name == f"{canonical}/sessions/{new_id}/answers/{new_answer}"
+    sessionless = answer_in(answer_client, FIRST, "", parent=parent)
+    sessionless_id = sessionless.answer.name.rsplit("/", 1)[1]
+    assert sessionless.answer.name == f"{canonical}/sessions/-/answers/{sessionless_id}"
+
+    assert sessions.get_session(name=as_given, **ONCE).name == created.name
+    listed = sessions.list_sessions(
+        request={"parent": parent, "filter": f'user_pseudo_id = "{pseudo}"'}, **ONCE
+    )
+    assert [s.name for s in listed] == [created.name]
+    updated = sessions.update_session(
+        session={"name": as_given, "display_name": "renamed"},
+        update_mask=field_mask_pb2.FieldMask(paths=["display_name"]),
+        **ONCE,
+    )
+    assert (updated.name, updated.display_name) == (created.name, "renamed")
+    sessions.delete_session(name=as_given, **ONCE)
+    sessions.delete_session(name=new.session.name, **ONCE)
 
 
 def test_create_session_errors(sessions):

@@ -13,6 +13,13 @@ session ID. A new ID will be automatically generated and assigned"):
   session with its turns ("only available when session field is set and valid"); the answer,
   named ``{session}/answers/{id}``, can be read back with ``GetAnswer``.
 
+Whichever form the serving config and the session give it, ``{parent}`` in a name the emulator
+makes is the data store or engine fully qualified, in its collection (a collection-less data
+store's is ``default_collection``). ``Session.name``: "Immutable. Fully qualified name
+``projects/{project}/locations/global/collections/{collection}/engines/{engine}/sessions/*``";
+``Answer.name``: the same words, the name followed by ``/answers/*`` (a sessionless answer's
+too).
+
 Every response has a new ``answer_query_token`` ("A global unique ID used for logging").
 ``safety_spec`` is accepted and changes nothing: the emulator's answers are sentences of the
 corpus, never rated or blocked (no ``safety_ratings``). ``user_pseudo_id`` is at most 128
@@ -54,7 +61,6 @@ from grounding_emulator.wire.names import (
     parse_answer_name,
     parse_serving_config,
     parse_session_name,
-    parse_session_parent,
 )
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
 from grounding_emulator.wire.servicers.request_specs import (
@@ -147,7 +153,7 @@ class ConversationalSearchServicer(Servicer):
         if not request.session:
             return None
         name = parse_session_name(request.session, "session", allow_new=True)
-        if name.parent.key != parse_session_parent(serving_config.parent_path).key:
+        if name.parent.key != serving_config.parent_key:
             raise InvalidArgument(
                 f"session {excerpt(request.session)} is not a session of "
                 f"{excerpt(serving_config.parent_path)}, the serving config's "
@@ -205,7 +211,7 @@ class ConversationalSearchServicer(Servicer):
         answer_name = (
             f"{session.name}/answers/{answer_id}"
             if session is not None
-            else f"{name.parent_path}/sessions/-/answers/{answer_id}"
+            else f"{name.parent_key}/sessions/-/answers/{answer_id}"
         )
         response = discovery_answer_response(
             answer,
@@ -229,10 +235,10 @@ class ConversationalSearchServicer(Servicer):
         return response, answer
 
     def _new_session(self, name: SessionName, user_pseudo_id: str, now: _dt.datetime) -> Session:
-        """The session ``.../sessions/-`` asks for, with a new id."""
+        """The session ``.../sessions/-`` asks for, with a new id, named in its collection."""
         session_id = new_id()
         return self.backend.sessions.create(
-            name=f"{name.parent.path}/sessions/{session_id}",
+            name=f"{name.parent.key}/sessions/{session_id}",
             key=f"{name.parent.key}/sessions/{session_id}",
             parent=name.parent.key,
             now=now,

@@ -5,8 +5,12 @@ Google serves the same five RPCs, with the same requests, under ``Conversational
 too (``conversational_search_service.proto``); this servicer answers both. Sessions live under a
 data store or an engine, in the three forms of the v1 HTTP bindings
 (``projects/*/locations/*/dataStores/*``, ``.../collections/*/dataStores/*``,
-``.../collections/*/engines/*``); the data store or engine must exist (``NOT_FOUND``). What
-each field does is in ``answer/sessions.py`` and ``answer/session_listing.py``.
+``.../collections/*/engines/*``); the data store or engine must exist (``NOT_FOUND``).
+Whichever form a request names, a session's ``name`` is the fully qualified one, in its
+collection (``Session.name``: "Immutable. Fully qualified name
+``projects/{project}/locations/global/collections/{collection}/engines/{engine}/sessions/*``"):
+a collection-less data store's is ``default_collection``. What each field does is in
+``answer/sessions.py`` and ``answer/session_listing.py``.
 """
 
 from __future__ import annotations
@@ -65,13 +69,13 @@ class SessionServicer(Servicer):
                     field="session.name",
                 )
             session_id = given.session
-        name = f"{parent.path}/sessions/{session_id}"
+        name = f"{parent.key}/sessions/{session_id}"
         fields = session_fields(request.session, UPDATABLE_FIELDS)
         if not request.session.state:
             del fields["state"]  # unset: a new session is IN_PROGRESS
         session = self.backend.sessions.create(
             name=name,
-            key=f"{parent.key}/sessions/{session_id}",
+            key=name,
             parent=parent.key,
             now=_now(),
             fields=fields,

@@ -1010,6 +1010,28 @@ async def test_sessions_of_a_data_store(connection, asynchronous):
     await result_of(getattr(answering, f"{prefix}delete_session"), session.id)
 
 
+async def test_a_collection_less_data_store_keeps_its_sessions_named_in_their_collection(
+    connection,
+):
+    # Session.name: "Fully qualified name projects/{project}/locations/global/collections/
+    # {collection}/...": the name comes back in the default collection, and continues,
+    # reads and deletes the session from the collection-less target that made it.
+    answering = DiscoveryEngineAnswerQuery(connection, data_store_id="python-docs", collection=None)
+    in_collection = answering.target.replace(collection="default_collection").parent_path
+    created = answering.create_session(user_pseudo_id=visitor())
+    assert created.name == f"{in_collection}/sessions/{created.id}"
+    assert answering.get_session(created.name) == created
+    first = answering.answer(QUESTION, session="-")
+    assert first.session.startswith(f"{in_collection}/sessions/")
+    assert first.name.startswith(f"{first.session}/answers/")
+    second = answering.answer(QUESTION, session=first.session)
+    assert second.session == first.session
+    assert [t.query for t in second.turns] == [QUESTION, QUESTION]
+    assert answering.replace(session=first.session).answer(QUESTION).session == first.session
+    for session in (created.name, first.session):
+        assert answering.delete_session(session) is None
+
+
 @pytest.mark.parametrize("asynchronous", [False, True])
 async def test_session_arguments_are_checked_before_any_call(connection, emulator, asynchronous):
     answering = DiscoveryEngineAnswerQuery(connection, engine_id="test-app")
