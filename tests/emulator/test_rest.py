@@ -10,6 +10,7 @@ import socket
 import threading
 import urllib.error
 import urllib.request
+from http.client import HTTPConnection
 
 import pytest
 from google import developer_knowledge_v1 as dk
@@ -398,6 +399,20 @@ def test_stopping_lets_a_rest_call_in_flight_complete():
     call.join()
     assert replies[0][0] == 200
     assert replies[0][1]["results"]
+
+
+def test_stopping_closes_an_idle_keep_alive_connection_at_once():
+    server = EmulatorServer().start()
+    pooled = HTTPConnection(server.rest_url.removeprefix("http://"), timeout=30)
+    pooled.request("GET", f"/v1/{DATA_STORE}")  # a pooled connection, left open after its call
+    pooled.getresponse().read()
+    stopping = threading.Thread(target=server.stop, kwargs={"grace": 120})
+    stopping.start()
+    stopping.join(timeout=60)  # before the fix: the whole grace, for the idle connection
+    closed_by_server = pooled.sock.recv(1) == b""
+    pooled.close()
+    assert not stopping.is_alive()
+    assert closed_by_server
 
 
 def test_a_client_that_hangs_up_cancels_its_call():

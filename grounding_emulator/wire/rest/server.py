@@ -115,8 +115,13 @@ class RestServer:
         assert self._runner is not None
         for site in self._runner.sites:
             await site.stop()  # no new connection
-        if self._runner.server is not None:
-            await self._runner.server.shutdown(grace)  # the calls in flight, then the rest
+        server = self._runner.server
+        if server is not None:
+            # An idle keep-alive connection (a client's pooled one) closes now, a busy one after
+            # its call; else shutdown() waits the whole grace for the idle one's next request.
+            for connection in server.connections:
+                connection.close()
+            await server.shutdown(grace)  # the calls in flight
         await self._runner.cleanup()
         self._runner = None
 
