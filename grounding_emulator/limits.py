@@ -53,6 +53,7 @@ __all__ = [
     "MAX_REPHRASE_STEPS",
     "MAX_RESOURCE_ID",
     "MAX_RESOURCE_NAME",
+    "MAX_SEARCH_SOURCE_RESULTS",
     "MAX_SESSION_PAGE_SIZE",
     "MAX_STRUCT_DEPTH",
     "MAX_SUMMARY_RESULTS_CHUNKS",
@@ -75,6 +76,12 @@ MAX_ANSWER_TOKENS = 4_096
 MAX_ANSWER_CHARS = 32 * MAX_ANSWER_TOKENS
 # CheckGroundingSpec.citation_threshold: "If unset, the threshold will default to 0.6."
 DEFAULT_CITATION_THRESHOLD = 0.6
+
+# GenerateGroundedContentRequest.GroundingSource.SearchSource.max_result_count: "The default
+# value is 10. The maximumm allowed value is 10." Its inline facts: Google gives no count; the
+# emulator applies CheckGrounding's (MAX_FACTS) and FactChunk.chunk_text's "at most 10K
+# characters" (MAX_FACT_CHARS).
+MAX_SEARCH_SOURCE_RESULTS = 10
 
 # SearchRequest.page_size: "If unspecified, defaults to 50 ... Values above 100 are coerced to
 # 100. If this field is negative, an INVALID_ARGUMENT is returned."

@@ -11,9 +11,11 @@ APIs). Errors are classified once, here: an ``EmulatorError`` becomes the status
 names; a ``RecursionError`` is input nested deeper than a reader measured (``INVALID_ARGUMENT``:
 the input caused it, and a retry cannot succeed); anything else is the emulator's own bug,
 ``INTERNAL``. A server-streaming method builds all its responses before the first is sent, so
-that every error is a status with no partial stream before it. Every status message is bounded
-(:func:`status_message`), so that no error text
-outgrows gRPC's header limit and reaches the client as ``RESOURCE_EXHAUSTED``.
+that every error is a status with no partial stream before it. A bidirectional method serves
+each request of the client's stream as one call (size check, fault, servicer) and sends its
+responses before reading the next; an error ends the stream with its status. Every status
+message is bounded (:func:`status_message`), so that no error text outgrows gRPC's header
+limit and reaches the client as ``RESOURCE_EXHAUSTED``.
 """
 
 from __future__ import annotations
@@ -157,6 +159,41 @@ def _wait(context: grpc.ServicerContext, seconds: float) -> None:
 _Reply = bytes | Iterator[bytes]  # one response, or a stream's responses
 
 
+def _bidi_handler(
+    method: Method, faults: FaultInjector, max_request_bytes: int, gate: CallGate
+) -> Callable[[Iterator[bytes], Any], Iterator[bytes]]:
+    type_name = method.request_type.DESCRIPTOR.full_name
+
+    def handle(requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+        try:
+            with admitted(gate):
+                for data in requests:
+
+                    def parse(data: bytes = data) -> Any:
+                        try:
+                            return method.request_type.FromString(data)
+                        except DecodeError as exc:
+                            raise Refused(
+                                grpc.StatusCode.INVALID_ARGUMENT,
+                                f"the request is not a valid {type_name}: {exc}",
+                            ) from exc
+
+                    responses = serve_call(
+                        method,
+                        len(data),
+                        parse,
+                        faults=faults,
+                        max_request_bytes=max_request_bytes,
+                        context=context,
+                        wait=lambda seconds: _wait(context, seconds),
+                    )
+                    yield from [message.SerializeToString() for message in responses]
+        except Refused as exc:
+            context.abort(exc.code, exc.message)
+
+    return handle
+
+
 def _handler(
     method: Method, faults: FaultInjector, max_request_bytes: int, gate: CallGate
 ) -> Callable[[bytes, Any], _Reply]:
@@ -206,6 +243,13 @@ def generic_handlers(
     gate = CallGate() if gate is None else gate
     services: dict[str, dict[str, grpc.RpcMethodHandler]] = {}
     for method in methods:
+        if method.bidi:
+            services.setdefault(method.service, {})[method.name] = (
+                grpc.stream_stream_rpc_method_handler(
+                    _bidi_handler(method, faults, max_request_bytes, gate)
+                )
+            )
+            continue
         handle = _handler(method, faults, max_request_bytes, gate)
         make = (
             grpc.unary_stream_rpc_method_handler

@@ -39,6 +39,7 @@ __all__ = [
     "parse_document_name",
     "parse_engine_name",
     "parse_grounding_config",
+    "parse_location",
     "parse_ranking_config",
     "parse_serving_config",
     "parse_session_name",
@@ -67,6 +68,7 @@ _GROUNDING_CONFIG = re.compile(
     rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
     rf"/groundingConfigs/(?P<grounding_config>{_SEGMENT})$"
 )
+_LOCATION = re.compile(rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})$")
 _RANKING_CONFIG = re.compile(
     rf"^projects/(?P<project>{_SEGMENT})/locations/(?P<location>{_SEGMENT})"
     rf"/rankingConfigs/(?P<ranking_config>{_SEGMENT})$"
@@ -190,6 +192,13 @@ def parse_grounding_config(name: str, field: str = "grounding_config") -> str:
             "(only default_grounding_config)"
         )
     return f"projects/{match.group('project')}/locations/{match.group('location')}"
+
+
+def parse_location(name: str, field: str = "location") -> str:
+    """Check a location name (``projects/{p}/locations/{l}``, one of ``LOCATIONS``)."""
+    match = _match(_LOCATION, name, field, "a location name", "projects/{p}/locations/{l}")
+    _check_location(match.group("location"), name, field)
+    return name
 
 
 def parse_ranking_config(name: str, field: str = "ranking_config") -> str:

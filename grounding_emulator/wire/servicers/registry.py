@@ -2,7 +2,8 @@
 
 A servicer is a subclass of :class:`Servicer` that names its gRPC service(s) in ``services`` and
 marks each RPC method with :func:`rpc` (``streaming=True`` for a server-streaming RPC, whose
-method returns its responses in order)::
+method returns its responses in order; ``bidi=True`` too for a bidirectional one, whose method
+is called on each request of the stream in turn and returns that request's responses)::
 
     class GroundedGenerationServicer(Servicer):
         services = discovery_engine("GroundedGenerationService")
@@ -58,13 +59,15 @@ def discovery_engine(service: str) -> tuple[str, ...]:
 @dataclass(frozen=True, slots=True)
 class Method:
     """One gRPC method: ``/{service}/{name}``, its request class and the servicer call
-    (``streaming``: server-streaming, the call returns a sequence of responses)."""
+    (``streaming``: server-streaming, the call returns a sequence of responses; ``bidi``: the
+    client streams its requests too, each served by the call in turn)."""
 
     service: str
     name: str
     request_type: Any
     call: Callable[[Any], Any]
     streaming: bool = False
+    bidi: bool = False
 
     @property
     def path(self) -> str:
@@ -78,6 +81,7 @@ class _Rpc:
     request_type: Any
     streaming: bool = False
     versioned: bool = False
+    bidi: bool = False
 
 
 # function -> the RPC it serves; read by Servicer.__init_subclass__ when its class is defined
@@ -86,14 +90,20 @@ _REGISTRY: list[type[Servicer]] = []
 
 
 def rpc(
-    name: str, request_type: Any, *, streaming: bool = False, versioned: bool = False
+    name: str,
+    request_type: Any,
+    *,
+    streaming: bool = False,
+    versioned: bool = False,
+    bidi: bool = False,
 ) -> Callable[[_Call], _Call]:
     """Mark a servicer method as the RPC ``name`` taking ``request_type`` (a ``.pb()`` class);
     ``streaming``: a server-streaming RPC (the method returns its responses, in order);
-    ``versioned``: the method takes ``version=`` too (``service_version``)."""
+    ``bidi``: a bidirectional one (implies ``streaming``; the method serves one request of the
+    stream); ``versioned``: the method takes ``version=`` too (``service_version``)."""
 
     def mark(method: _Call) -> _Call:
-        _RPCS[method] = _Rpc(name, request_type, streaming, versioned)
+        _RPCS[method] = _Rpc(name, request_type, streaming or bidi, versioned, bidi)
         return method
 
     return mark
@@ -150,7 +160,9 @@ def method_table(backend: Backend) -> list[Method]:
                 call = getattr(servicer, attr)
                 if spec.versioned:
                     call = functools.partial(call, version=service_version(service))
-                method = Method(service, spec.name, spec.request_type, call, spec.streaming)
+                method = Method(
+                    service, spec.name, spec.request_type, call, spec.streaming, spec.bidi
+                )
                 if method.path in methods:
                     raise RuntimeError(f"{method.path} is served twice ({cls.__qualname__})")
                 methods[method.path] = method
