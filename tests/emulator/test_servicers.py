@@ -32,7 +32,11 @@ CONVERSATION_RPCS = [
 ]
 DISCOVERY_ENGINE = {
     "SearchService": ["Search", "SearchLite"],
-    "GroundedGenerationService": ["CheckGrounding"],
+    "GroundedGenerationService": [
+        "CheckGrounding",
+        "GenerateGroundedContent",
+        "StreamGenerateGroundedContent",
+    ],
     "ConversationalSearchService": [
         "AnswerQuery",
         "StreamAnswerQuery",
@@ -75,10 +79,18 @@ def test_the_method_table_serves_every_rpc_under_every_version():
     } | {f"/google.developers.knowledge.v1.DeveloperKnowledge/{n}" for n in DEVELOPER_KNOWLEDGE}
     expected |= {f"/google.longrunning.Operations/{n}" for n in OPERATIONS}
     assert sorted(m.path for m in methods) == sorted(expected)
-    assert len(methods) == 127
+    assert len(methods) == 133
     streaming = {m.path for m in methods if m.streaming}
     assert streaming == {
-        f"/google.cloud.discoveryengine.{v}.ConversationalSearchService/StreamAnswerQuery"
+        f"/google.cloud.discoveryengine.{v}.{rpc}"
+        for v in ("v1", "v1beta", "v1alpha")
+        for rpc in (
+            "ConversationalSearchService/StreamAnswerQuery",
+            "GroundedGenerationService/StreamGenerateGroundedContent",
+        )
+    }
+    assert {m.path for m in methods if m.bidi} == {
+        f"/google.cloud.discoveryengine.{v}.GroundedGenerationService/StreamGenerateGroundedContent"
         for v in ("v1", "v1beta", "v1alpha")
     }
     # a versioned RPC (one that starts an operation) is bound to its version
