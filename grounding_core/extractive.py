@@ -2,8 +2,13 @@
 prompt's own context, deterministically, so that demos and tests run without a model.
 
 The question is the last sentence of the last paragraph ending with a question mark (else of
-the last paragraph), without a ``Label:``; every other sentence is a candidate (a paragraph ends
-at a blank line, a line without a word and a line ending with a colon). The answer is the
+the last paragraph), without a ``Label:`` (a paragraph ends at a blank line, a line without a
+word and a line ending with a colon). The candidates are the sentences of the context, never of
+the prompt's instructions: when a heading line (``Context:``) or a rule (``---``) marks a section
+before the question, the context is what lies between the first such marker and the question,
+and what precedes it (``Answer from the context only.``) is instruction; without one, it is every
+paragraph before the question. What follows the question is instruction too; the question's own
+paragraph gives its earlier sentences only to a prompt with no other context. The answer is the
 candidates that best overlap the question, in the prompt's order, each term weighed by its
 rarity among them (no word list); terms are casefolded words and character pairs in Chinese,
 Japanese and Korean runs. Linear in the prompt's length.
@@ -49,31 +54,42 @@ def extractive_answer(
     """
     if sentences < 1:
         raise ValueError(f"sentences must be at least 1, got {sentences}: pass how many to copy")
-    paragraphs = _paragraphs(prompt)
+    paragraphs, first_marked = _paragraphs(prompt)
     asked = [i for i, paragraph in enumerate(paragraphs) if paragraph.endswith(_QUESTION_ENDS)]
     if not paragraphs:
         return invent
+    at = asked[-1] if asked else len(paragraphs) - 1
     # A full-width end needs no space after it: the split leaves an empty last piece.
-    pieces = _SENTENCE_END.split(paragraphs.pop(asked[-1] if asked else -1))
+    pieces = _SENTENCE_END.split(paragraphs[at])
     *before, question = [piece for piece in pieces if piece]
-    paragraphs.extend(before)  # the question's own paragraph may hold an instruction
-    candidates = list(dict.fromkeys(s for p in paragraphs for s in _sentences(p)))
+    # The context: from the first marker to the question when one marks a section there (what
+    # precedes it is the prompt's instructions), else every paragraph before the question.
+    start = first_marked if first_marked is not None and first_marked < at else 0
+    context = paragraphs[start:at] or before  # a lone paragraph: its sentences before the question
+    candidates = list(dict.fromkeys(s for p in context for s in _sentences(p)))
     question = _LABEL.sub("", question)
     picked = _best(candidates, _terms(question), sentences)
     return " ".join([*picked, invent] if invent else picked)
 
 
-def _paragraphs(prompt: str) -> list[str]:
+def _paragraphs(prompt: str) -> tuple[list[str], int | None]:
+    """The prompt's paragraphs, and how many of them precede its first section marker (a
+    heading line ending with a colon, or a rule: a line with no word but not blank)."""
     paragraphs: list[str] = []
     lines: list[str] = []
+    first_marked: int | None = None
     for line in [*prompt.splitlines(), ""]:
         text = line.strip()
         if _WORD.search(text) and not text.endswith(":"):
             lines.append(text)
-        elif lines:
-            paragraphs.append(_LABEL.sub("", " ".join(" ".join(lines).split())))
+            continue
+        if lines:
+            paragraph = _LABEL.sub("", " ".join(" ".join(lines).split()))
+            paragraphs.extend([paragraph] if paragraph else [])
             lines = []
-    return [paragraph for paragraph in paragraphs if paragraph]
+        if text and first_marked is None:
+            first_marked = len(paragraphs)
+    return paragraphs, first_marked
 
 
 def _sentences(paragraph: str) -> list[str]:

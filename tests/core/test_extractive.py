@@ -32,13 +32,63 @@ def test_it_copies_the_sentences_that_best_overlap_the_question_in_prompt_order(
     assert extractive_answer(prompt, sentences=1) == (
         "A generator yields its values lazily, one at a time."
     )
-    # The instruction is a sentence of the context too: it is copied last of all.
+    # Every sentence of the context, and never the instruction before its "Context:" heading.
     assert extractive_answer(prompt, sentences=9) == (
-        "Answer from the context only. "
         "Generators are written like regular functions. "
         "A generator yields its values lazily, one at a time. "
         "Lists hold their values in order."
     )
+
+
+EXAMPLES_PROMPT = "Answer from the context only.\n\nContext:\n{context}\n\nQuestion: {question}"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What is a context manager?", "A generator yields its values lazily, one at a time."),
+        (
+            "How do I answer from a generator?",
+            "A generator yields its values lazily, one at a time.",
+        ),
+        ("Can I use only the context manager?", "Generators are written like regular functions."),
+    ],
+)
+def test_the_examples_instruction_is_never_copied_even_when_it_shares_the_questions_words(
+    question, answer
+):
+    # Issue 37: on the examples' prompt the instruction, which shares "context", "answer" or
+    # "only" with the question, was copied first, and the check then flagged it.
+    prompt = EXAMPLES_PROMPT.format(context=CONTEXT, question=question)
+    assert extractive_answer(prompt, sentences=1) == answer
+    assert "Answer from the context only." not in extractive_answer(prompt, sentences=9)
+
+
+def test_llamaindex_instructions_around_the_rules_are_never_copied():
+    prompt = (
+        "Context information is below.\n---------------------\n"
+        f"{CONTEXT}\n---------------------\n"
+        "Given the context information and not prior knowledge, answer the query.\n"
+        "Query: What is the query context?\nAnswer: "
+    )
+    assert extractive_answer(prompt, sentences=9) == (
+        "Generators are written like regular functions. "
+        "A generator yields its values lazily, one at a time. "
+        "Lists hold their values in order."
+    )
+
+
+def test_instructions_after_the_question_are_not_candidates():
+    prompt = (
+        "Lists hold their values in order.\n\nWhat do lists hold?\n\n"
+        "Answer in one sentence and hold nothing back."
+    )
+    assert extractive_answer(prompt, sentences=9) == "Lists hold their values in order."
+
+
+def test_a_marker_after_the_question_leaves_every_earlier_paragraph_context():
+    prompt = "Lists hold their values in order.\n\nWhat do lists hold?\nAnswer:"
+    assert extractive_answer(prompt, sentences=9) == "Lists hold their values in order."
 
 
 def test_the_question_and_the_instructions_are_not_copied():

@@ -93,3 +93,16 @@ def test_bound_to_tools_it_searches_then_answers_from_the_results():
     )
 
     assert ExtractiveChatModel().invoke([question]).tool_calls == []  # unbound: no calls
+
+
+def test_on_the_examples_prompt_it_never_answers_with_the_instruction():
+    # Issue 37: the examples' instruction shares "context" with the question and was copied.
+    messages = PROMPT.invoke({"context": CONTEXT, "question": "What is a context manager?"})
+    reply = ExtractiveChatModel(sentences=9).invoke(messages)
+    assert reply.content == (
+        "Lists hold their values in order. A generator yields its values lazily."
+    )
+    system = [SystemMessage("Answer from the context only."), *messages.to_messages()]
+    assert ExtractiveChatModel(sentences=1).invoke(system).content == (
+        "A generator yields its values lazily."
+    )

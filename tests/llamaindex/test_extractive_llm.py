@@ -73,3 +73,17 @@ def test_streaming_and_an_invented_sentence(emulator):
     claims = response.metadata["grounding"]["claims"]
     assert [claim["status"] for claim in claims] == ["supported", "supported", "unsupported"]
     assert claims[-1]["text"] == invented
+
+
+def test_on_llamaindex_question_answering_prompt_it_never_answers_with_the_instructions():
+    # Issue 37: the default prompt's "Context information is below." and "Given the context
+    # information ..., answer the query." share the question's words and were copied.
+    from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT
+
+    prompt = DEFAULT_TEXT_QA_PROMPT.format(
+        context_str="Lists hold their values in order.\n\nA generator yields its values lazily.",
+        query_str="What is the query context information?",
+    )
+    assert ExtractiveLLM(sentences=9).complete(prompt).text == (
+        "Lists hold their values in order. A generator yields its values lazily."
+    )
