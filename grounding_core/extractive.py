@@ -4,14 +4,15 @@ prompt's own context, deterministically, so that demos and tests run without a m
 The question is the last sentence of the last paragraph ending with a question mark (else of
 the last paragraph), without a ``Label:`` (a paragraph ends at a blank line, a line without a
 word and a line ending with a colon). The candidates are the sentences of the context, never of
-the prompt's instructions: when a heading line (``Context:``) or a rule (``---``) marks a section
-before the question, the context is what lies between the first such marker and the question,
-and what precedes it (``Answer from the context only.``) is instruction; without one, it is every
-paragraph before the question. What follows the question is instruction too; the question's own
-paragraph gives its earlier sentences only to a prompt with no other context. The answer is the
-candidates that best overlap the question, in the prompt's order, each term weighed by its
-rarity among them (no word list); terms are casefolded words and character pairs in Chinese,
-Japanese and Korean runs. Linear in the prompt's length.
+the prompt's instructions: when the prompt opens with one paragraph and then a heading line
+(``Context:``) or a rule (``---``), that paragraph (``Answer from the context only.``) is
+instruction and the context runs from the marker to the question; otherwise (a marker further
+down is a heading of the context itself: ``proceeds as follows:``, ``Note:``) the context is
+every paragraph before the question. What follows the question is instruction too; the
+question's own paragraph gives its earlier sentences only to a prompt with no other context. The
+answer is the candidates that best overlap the question, in the prompt's order, each term
+weighed by its rarity among them (no word list); terms are casefolded words and character pairs
+in Chinese, Japanese and Korean runs. Linear in the prompt's length.
 
 >>> prompt = (
 ...     "Answer from the context only.\\n\\nContext:\\n"
@@ -62,9 +63,9 @@ def extractive_answer(
     # A full-width end needs no space after it: the split leaves an empty last piece.
     pieces = _SENTENCE_END.split(paragraphs[at])
     *before, question = [piece for piece in pieces if piece]
-    # The context: from the first marker to the question when one marks a section there (what
-    # precedes it is the prompt's instructions), else every paragraph before the question.
-    start = first_marked if first_marked is not None and first_marked < at else 0
+    # An instruction preamble is one paragraph before the first marker: a marker further down
+    # heads a part of the context, whose first paragraphs are context too.
+    start = 1 if first_marked == 1 and at > 1 else 0
     context = paragraphs[start:at] or before  # a lone paragraph: its sentences before the question
     candidates = list(dict.fromkeys(s for p in context for s in _sentences(p)))
     question = _LABEL.sub("", question)

@@ -102,7 +102,3 @@ def test_on_the_examples_prompt_it_never_answers_with_the_instruction():
     assert reply.content == (
         "Lists hold their values in order. A generator yields its values lazily."
     )
-    system = [SystemMessage("Answer from the context only."), *messages.to_messages()]
-    assert ExtractiveChatModel(sentences=1).invoke(system).content == (
-        "A generator yields its values lazily."
-    )
