@@ -10,6 +10,7 @@ from .discovery_engine_search_tool import DiscoveryEngineSearchTool
 from .documents import chunk_to_document
 from .extractive_chat_model import ExtractiveChatModel
 from .grounded_chain import GroundedChain, with_grounding
+from .grounded_chat_model import ChatDiscoveryEngineGrounded
 from .grounding_checker import GroundingChecker
 from .grounding_middleware import GroundingMiddleware  # needs the [langchain-agents] extra
 from .question_condenser import QuestionCondenser
@@ -18,6 +19,7 @@ from .search_summary import DiscoveryEngineSummary
 __all__ = [
     "AnswerQueryTool",
     "AsyncGroundingCallbackHandler",
+    "ChatDiscoveryEngineGrounded",
     "DeveloperKnowledgeAnswer",
     "DeveloperKnowledgeRetriever",
     "DeveloperKnowledgeSearchTool",

@@ -8,6 +8,7 @@ from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
 from .developer_knowledge_search_tool import DeveloperKnowledgeSearchTool
 from .discovery_engine_answer_query_engine import DiscoveryEngineAnswerQueryEngine
 from .discovery_engine_chat_engine import DiscoveryEngineChatEngine
+from .discovery_engine_grounded_llm import DiscoveryEngineGroundedLLM
 from .discovery_engine_reranker import DiscoveryEngineReranker
 from .discovery_engine_retriever import DiscoveryEngineRetriever
 from .discovery_engine_search_summary_query_engine import DiscoveryEngineSearchSummaryQueryEngine
@@ -35,6 +36,7 @@ __all__ = [
     "DeveloperKnowledgeSearchTool",
     "DiscoveryEngineAnswerQueryEngine",
     "DiscoveryEngineChatEngine",
+    "DiscoveryEngineGroundedLLM",
     "DiscoveryEngineReranker",
     "DiscoveryEngineRetriever",
     "DiscoveryEngineSearchSummaryQueryEngine",

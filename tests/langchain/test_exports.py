@@ -10,6 +10,7 @@ def test_all_is_pinned_and_sorted():
     assert langchain_grounding.__all__ == [
         "AnswerQueryTool",
         "AsyncGroundingCallbackHandler",
+        "ChatDiscoveryEngineGrounded",
         "DeveloperKnowledgeAnswer",
         "DeveloperKnowledgeRetriever",
         "DeveloperKnowledgeSearchTool",

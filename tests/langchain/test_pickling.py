@@ -24,6 +24,7 @@ from grounding_core import ConfigurationError, RetryPolicy
 from langchain_grounding import (
     AnswerQueryTool,
     AsyncGroundingCallbackHandler,
+    ChatDiscoveryEngineGrounded,
     DeveloperKnowledgeAnswer,
     DeveloperKnowledgeRetriever,
     DeveloperKnowledgeSearchTool,
@@ -274,6 +275,12 @@ ROWS: dict[str, Row] = {
         lambda e: GroundingMiddleware(checker(e), on_ungrounded="revise", max_revisions=1),
         lambda m: agent_result(agent_of(m).invoke({"messages": [("user", QUESTION)]})),
         aagent_run,
+    ),
+    "ChatDiscoveryEngineGrounded": Row(
+        lambda e: ChatDiscoveryEngineGrounded(
+            project_id=PROJECT, documents=DOCUMENTS, model_id="gemini-2.5-flash", **connection(e)
+        ),
+        **invoking(QUESTION, lambda m: (m.text, m.response_metadata["grounding"])),
     ),
     "ExtractiveChatModel": Row(
         lambda e: ExtractiveChatModel(sentences=2, invent="Generators were added in 1991."),

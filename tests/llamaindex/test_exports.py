@@ -16,6 +16,7 @@ def test_all_is_pinned_and_sorted():
         "DeveloperKnowledgeSearchTool",
         "DiscoveryEngineAnswerQueryEngine",
         "DiscoveryEngineChatEngine",
+        "DiscoveryEngineGroundedLLM",
         "DiscoveryEngineReranker",
         "DiscoveryEngineRetriever",
         "DiscoveryEngineSearchSummaryQueryEngine",

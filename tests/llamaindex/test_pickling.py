@@ -30,6 +30,7 @@ from llamaindex_grounding import (
     DeveloperKnowledgeSearchTool,
     DiscoveryEngineAnswerQueryEngine,
     DiscoveryEngineChatEngine,
+    DiscoveryEngineGroundedLLM,
     DiscoveryEngineReranker,
     DiscoveryEngineRetriever,
     DiscoveryEngineSearchSummaryQueryEngine,
@@ -264,6 +265,14 @@ ROWS: dict[str, Row] = {
             name="answer_docs",
         ),
         **tool_calling(query=QUESTION),
+    ),
+    "DiscoveryEngineGroundedLLM": Row(
+        lambda e: DiscoveryEngineGroundedLLM(
+            project_id=PROJECT, engine_id="test-app", max_result_count=2, **connection(e)
+        ),
+        **calling(
+            "complete", QUESTION, result=lambda out: (out.text, out.additional_kwargs["grounding"])
+        ),
     ),
     "ExtractiveLLM": Row(
         lambda e: ExtractiveLLM(sentences=2, invent="Generators were added in 1991."),

@@ -111,6 +111,11 @@ LANGCHAIN = {
     "AsyncGroundingCallbackHandler": Component(
         lambda **kw: lc.AsyncGroundingCallbackHandler(**{"project_id": "p", **kw}), project=True
     ),
+    "ChatDiscoveryEngineGrounded": Component(
+        lambda **kw: lc.ChatDiscoveryEngineGrounded(**{"project_id": "p", "engine_id": "e", **kw}),
+        project=True,
+        target=True,
+    ),
     "DeveloperKnowledgeAnswer": Component(lc.DeveloperKnowledgeAnswer),
     "DeveloperKnowledgeRetriever": Component(lc.DeveloperKnowledgeRetriever),
     "DiscoveryEngineAnswer": Component(
@@ -156,6 +161,11 @@ LLAMAINDEX = {
     ),
     "DiscoveryEngineChatEngine": Component(
         lambda **kw: li.DiscoveryEngineChatEngine(**{"project_id": "p", "engine_id": "e", **kw}),
+        project=True,
+        target=True,
+    ),
+    "DiscoveryEngineGroundedLLM": Component(
+        lambda **kw: li.DiscoveryEngineGroundedLLM(**{"project_id": "p", "engine_id": "e", **kw}),
         project=True,
         target=True,
     ),
