@@ -2,7 +2,7 @@
 
 Reads mutmut's result files under ``mutants/`` and prints, per mutated module, how many of its
 non-equivalent mutants the unit tests kill. A surviving mutant listed in
-``tests/core/equivalent_mutants.py`` (same function, same mutated code) is equivalent: it changes
+``tests/core/mutation_equivalents.py`` (same function, same mutated code) is equivalent: it changes
 no observable behaviour, so it is counted out. Exits 1 when a fully checked module scores below
 ``--floor`` percent, or when an equivalence entry matches no surviving mutant (stale: the code or
 the tests changed; re-check it).
@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from tests.core.equivalent_mutants import EQUIVALENT
+from tests.core.mutation_equivalents import EQUIVALENT
 
 MUTANTS = Path("mutants")
 # mutmut's exit codes (mutmut/stats.py): a mutant is killed when a test failed, timed out,

@@ -328,7 +328,19 @@ def test_a_chunk_without_an_id_is_named_by_the_digest_of_its_content():
     chunk = dk.DocumentChunk(parent="documents/d", content="Bucket ✓")
     digest = hashlib.sha256("Bucket ✓".encode()).hexdigest()[:16]
     record = chunk_from_developer_knowledge(pb(chunk))
+    assert record == SourceChunk(
+        name=f"documents/d#{digest}",
+        content="Bucket ✓",
+        document_id="d",
+        document_name="documents/d",
+    )
     assert (record.name, record.id, record.document_id) == (f"documents/d#{digest}", "", "d")
+    assert (record.update_time, record.relevance_score) == (None, None)
+
+
+def test_a_parent_without_the_documents_prefix_is_its_own_id():
+    record = chunk_from_developer_knowledge(pb(dk.DocumentChunk(parent="other/x", id="c")))
+    assert (record.name, record.document_id) == ("other/x/chunks/c", "other/x")
 
 
 # -- Developer Knowledge answers ----------------------------------------------------------------

@@ -311,7 +311,10 @@ def test_an_unknown_structure_type_is_kept_as_its_number():
         (-(2.0**53), -(2.0**53)),
         (0.5, 0.5),
         (0.0, 0),
+        (-0.0, 0),
         (-3.0, -3),
+        (3.0, 3),
+        (1e300, 1e300),
     ],
 )
 def test_struct_numbers_are_ints_only_where_a_double_is_exact(number, expected):
