@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from grounding_core import InputError
 from grounding_core.agents import REVISION_KEY
 
-from .documents import add_new_documents
+from .documents import add_new_documents, message_documents
 
 __all__ = [
     "agent_answer",
@@ -71,11 +71,14 @@ def current_turn(messages: Sequence[Any]) -> Sequence[Any]:
 
 
 def turn_documents(turn: Sequence[Any]) -> list[Document]:
-    """The documents the tools of ``turn`` returned, each once, in order."""
+    """The documents the tools of ``turn`` returned and those its model answered from (a
+    grounded model's ``response_metadata["documents"]``), each once, in order."""
     documents: list[Document] = []
     for message in turn:
         if isinstance(message, ToolMessage):
             add_new_documents(documents, _artifact_documents(message.artifact))
+        elif isinstance(message, AIMessage):
+            add_new_documents(documents, message_documents(message))
     return documents
 
 

@@ -1,8 +1,9 @@
 """Grounding as a chain callback: attach a handler to any run and get its grounding report.
 
 ``GroundingCallbackHandler`` (sync runs) and ``AsyncGroundingCallbackHandler`` (async runs,
-on Google's async client) collect the documents the run's retrievers return and the run's
-final answer, and check the answer when the outermost run ends. An agent's run
+on Google's async client) collect the documents the run's retrievers return (and those a
+grounded chat model answered from: its message's ``response_metadata["documents"]``) and the
+run's final answer, and check the answer when the outermost run ends. An agent's run
 (``create_agent``: its output is ``{"messages": [...]}``) is checked too: its final
 ``AIMessage`` against its tools' documents (``ToolMessage`` artifacts and retriever runs) and
 the state's ``documents``. A failed check never breaks
@@ -21,11 +22,18 @@ from uuid import UUID
 from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGeneration, LLMResult
 
 from grounding_core import GroundingCheck, GroundingError, GroundingSource
 
 from .agent_messages import agent_answer
-from .documents import add_new_documents, answer_text, find_answer, find_documents
+from .documents import (
+    add_new_documents,
+    answer_text,
+    find_answer,
+    find_documents,
+    message_documents,
+)
 from .grounding_checker import (
     GroundingChecker,
     LangChainGroundingReport,
@@ -149,6 +157,15 @@ class _GroundingCollector:
             *checked_documents(in_output if in_output is not None else collected),
         )
 
+    def _model_end(self, response: LLMResult, parent_run_id: UUID | None) -> None:
+        """Collect the documents a chat model run inside a tree says it answered from."""
+        if parent_run_id is None:
+            return
+        for generations in response.generations:
+            for generation in generations:
+                if isinstance(generation, ChatGeneration):
+                    self._runs.add(parent_run_id, message_documents(generation.message))
+
     @property
     def _check(self) -> GroundingCheck:
         # A callback reports, it never decides: no policy, and a failed check is recorded.
@@ -215,6 +232,17 @@ class GroundingCallbackHandler(_GroundingCollector, BaseCallbackHandler):
     ) -> None:
         """Collect the retrieved documents for the tree's final check."""
         self._runs.add(run_id, documents)
+
+    def on_llm_end(
+        self,
+        response: LLMResult,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Collect the documents a grounded chat model answered from."""
+        self._model_end(response, parent_run_id)
 
     def on_chain_end(
         self,
@@ -286,6 +314,17 @@ class AsyncGroundingCallbackHandler(_GroundingCollector, AsyncCallbackHandler):
     ) -> None:
         """Collect the retrieved documents for the tree's final check."""
         self._runs.add(run_id, documents)
+
+    async def on_llm_end(
+        self,
+        response: LLMResult,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Collect the documents a grounded chat model answered from."""
+        self._model_end(response, parent_run_id)
 
     async def on_chain_end(
         self,

@@ -21,6 +21,7 @@ from grounding_core.metadata import DEFAULT_METADATA_LAYOUT, MetadataLayout
 __all__ = [
     "ANSWER_KEYS",
     "DOCUMENT_KEYS",
+    "MESSAGE_DOCUMENTS_KEY",
     "add_new_documents",
     "answer_key",
     "answer_text",
@@ -28,12 +29,16 @@ __all__ = [
     "document_to_source",
     "find_answer",
     "find_documents",
+    "message_documents",
 ]
 
 # Where typical RAG chains put the answer and the retrieved documents in their output dict
 # (create_retrieval_chain: "answer"/"context"; RetrievalQA: "result"/"source_documents").
 ANSWER_KEYS = ("answer", "output", "result", "response", "text")
 DOCUMENT_KEYS = ("documents", "context", "source_documents", "docs")
+MESSAGE_DOCUMENTS_KEY = "documents"
+"""The ``response_metadata`` key of the documents a model answered from
+(``ChatDiscoveryEngineGrounded``: its grounding sources)."""
 
 
 # ``chunk_to_document`` sets these fields without pydantic's validation (a test compares the
@@ -73,6 +78,15 @@ def add_new_documents(kept: list[Document], documents: Sequence[Document]) -> No
     """Append to ``kept`` the ``documents`` it does not hold yet (same id and content)."""
     seen = {(d.id, d.page_content) for d in kept}
     kept.extend(d for d in documents if (d.id, d.page_content) not in seen)
+
+
+def message_documents(message: BaseMessage) -> list[Document]:
+    """The documents ``message`` says its answer comes from (``response_metadata["documents"]``,
+    as a grounded model gives them); none for any other message."""
+    documents = message.response_metadata.get(MESSAGE_DOCUMENTS_KEY)
+    if not isinstance(documents, list | tuple):
+        return []
+    return [d for d in documents if isinstance(d, Document)]
 
 
 def document_to_source(document: Document | str) -> GroundingSource:

@@ -32,12 +32,13 @@ from grounding_core.grounding.generation import (
 from ._arguments import StrictArguments
 from ._connection import DiscoveryEngineSettings
 from .citations import cited_message
-from .documents import document_to_source
+from .documents import MESSAGE_DOCUMENTS_KEY, document_to_source
 
 __all__ = ["DOCUMENTS_KEY", "ChatDiscoveryEngineGrounded"]
 
-DOCUMENTS_KEY = "documents"
-"""The ``response_metadata`` key of the supporting sources, as ``Document``s."""
+DOCUMENTS_KEY = MESSAGE_DOCUMENTS_KEY
+"""The ``response_metadata`` key of the supporting sources, as ``Document``s (the grounding
+callbacks and ``GroundingMiddleware`` check the answer against them)."""
 
 NO_TOOLS = (
     "ChatDiscoveryEngineGrounded does not support tool calling: Discovery Engine's grounded "
@@ -105,8 +106,9 @@ class ChatDiscoveryEngineGrounded(DiscoveryEngineSettings, BaseChatModel, Strict
     char and byte spans and support scores, ``support_score`` and ``grounding_score``,
     ``source_ids``, ``citation_annotations``) and ``"documents"`` (the supporting sources:
     the documents given, then the search chunks cited). Streaming yields the text as it
-    arrives, then a last chunk holding that ``response_metadata`` (no annotations: they are
-    ``invoke``'s).
+    arrives, then a last chunk with the ``Citation`` annotations and that
+    ``response_metadata``: the chunks added up (``+``) are ``invoke``'s message (its one text
+    block also has LangChain's streaming key ``index``).
 
     **Tool calling is not supported**: grounded generation never calls tools (``bind_tools``
     raises ``NotImplementedError``), and a conversation with tool messages is refused.
@@ -245,10 +247,21 @@ class ChatDiscoveryEngineGrounded(DiscoveryEngineSettings, BaseChatModel, Strict
         return ChatResult(generations=[ChatGeneration(message=self._message(generation, docs))])
 
     def _chunk(self, item: str | GroundedGeneration, docs: list[Document]) -> ChatGenerationChunk:
+        # One text block (``index`` 0, LangChain's key for merging a stream's blocks): the
+        # text chunks fill it, the last adds the citations (spans of the whole answer, known
+        # once the grounding has come) and the metadata, so the chunks add up to ``invoke``'s.
         if isinstance(item, str):
-            return ChatGenerationChunk(message=AIMessageChunk(content=item))
-        metadata = self._metadata(item, docs)
-        return ChatGenerationChunk(message=AIMessageChunk(content="", response_metadata=metadata))
+            block = {"type": "text", "text": item, "index": 0}
+            return ChatGenerationChunk(message=AIMessageChunk(content=[block]))
+        message = self._message(item, docs)
+        [cited] = message.content
+        assert isinstance(cited, dict)
+        last = AIMessageChunk(
+            content=[{**cited, "text": "", "index": 0}],
+            response_metadata=message.response_metadata,
+            chunk_position="last",
+        )
+        return ChatGenerationChunk(message=last)
 
     def _stream(
         self,

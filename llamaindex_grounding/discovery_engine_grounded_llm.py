@@ -20,11 +20,12 @@ from llama_index.core.base.llms.types import (
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.llms import CustomLLM
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
+from llama_index.core.prompts import BasePromptTemplate
 from llama_index.core.schema import BaseNode, NodeWithScore, TextNode
 from pydantic import ConfigDict, PrivateAttr
 from typing_extensions import Unpack
 
-from grounding_core import InputError
+from grounding_core import GroundingSource, InputError
 from grounding_core.grounding.generation import (
     DiscoveryEngineGroundedGeneration,
     DiscoveryEngineGroundedGenerationArgs,
@@ -36,10 +37,20 @@ from ._core import connected
 from .citations import GROUNDING_KEY, cited_chat_message
 from .nodes import node_to_source
 
-__all__ = ["SOURCE_NODES_KEY", "DiscoveryEngineGroundedLLM"]
+__all__ = ["CONTEXT_SOURCE_ID", "SOURCE_NODES_KEY", "DiscoveryEngineGroundedLLM"]
 
 SOURCE_NODES_KEY = "source_nodes"
 """The ``additional_kwargs`` key of a response's supporting sources, as ``NodeWithScore``s."""
+
+CONTEXT_SOURCE_ID = "context"
+"""The source id of the retrieved context a query or chat engine's prompt carried."""
+
+# The prompt arguments under which LlamaIndex's response synthesizers (query engines, and the
+# chat engines built on them) pass the retrieved context: QA and tree-summarize templates, and
+# refine templates.
+_CONTEXT_ARGUMENTS = ("context_str", "context_msg")
+# Where ``_get_messages`` leaves that context for ``chat`` (on the prompt's last message).
+_CONTEXT_KEY = "grounding_context"
 
 NO_TOOLS = (
     "DiscoveryEngineGroundedLLM does not support tool calling: Discovery Engine's grounded "
@@ -50,11 +61,18 @@ NO_TOOLS = (
 _ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "model"}
 
 
-def _contents(messages: Sequence[ChatMessage]) -> tuple[list[tuple[str, str]], str | None]:
+def _contents(
+    messages: Sequence[ChatMessage],
+) -> tuple[list[tuple[str, str]], str | None, list[str]]:
+    """The turns, the system instruction, and the engine's retrieved context if any."""
     turns: list[tuple[str, str]] = []
     system: list[str] = []
+    contexts: list[str] = []
     for number, message in enumerate(messages):
         text = message.content or ""
+        context = message.additional_kwargs.get(_CONTEXT_KEY)
+        if isinstance(context, str):
+            contexts.append(context)
         if message.role == MessageRole.SYSTEM:
             system.append(text)
         elif message.role in _ROLES:
@@ -65,7 +83,7 @@ def _contents(messages: Sequence[ChatMessage]) -> tuple[list[tuple[str, str]], s
                 f"assistant messages are sent. {NO_TOOLS}",
                 field=f"messages[{number}].role",
             )
-    return turns, "\n\n".join(system) or None
+    return turns, "\n\n".join(system) or None, contexts
 
 
 class DiscoveryEngineGroundedLLM(CustomLLM):
@@ -100,9 +118,17 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
     core's ``GroundedGeneration``. A completion has the same ``additional_kwargs`` and ``raw``.
     Streams yield the text as it arrives; the last response carries all of that.
 
-    In a query or chat engine the prompt's context is text: give the LLM a data store or an
-    engine (or ``nodes``) to ground on. **Tool calling is not supported**: grounded generation
-    never calls tools, and a conversation with tool messages is refused.
+    In a query engine (``index.as_query_engine(llm=llm)``, ``RetrieverQueryEngine``) and the
+    chat engines built on a response synthesizer (``ContextChatEngine``,
+    ``CondensePlusContextChatEngine``), the retrieved context the prompt carries
+    (``context_str``, ``context_msg``) is sent as an inline grounding fact (source id
+    ``"context"``) and taken out of the prompt's text: the answer is grounded on what the engine
+    retrieved. The engine keeps only the answer's text: wrap it in ``GroundedQueryEngine`` for
+    claims and ``CitationBlock``s of the retrieved nodes. A call without a context (a chat
+    engine condensing a follow-up question) needs the LLM's own ``nodes`` or search source.
+
+    **Tool calling is not supported**: grounded generation never calls tools, and a conversation
+    with tool messages is refused.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -139,10 +165,38 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
         model = self._generating.model_id or "discovery-engine-grounded-generation"
         return LLMMetadata(model_name=model, is_chat_model=True, is_function_calling_model=False)
 
+    def _get_messages(self, prompt: BasePromptTemplate, **prompt_args: Any) -> list[ChatMessage]:
+        """The prompt as messages (LlamaIndex's ``predict`` and ``stream`` call this), the
+        engine's retrieved context taken out of their text and carried to ``chat`` as a
+        grounding fact (the class docstring)."""
+        messages = super()._get_messages(prompt, **prompt_args)
+        context = next(
+            (v for k in _CONTEXT_ARGUMENTS if isinstance(v := prompt_args.get(k), str)), ""
+        )
+        if not context.strip() or not messages:
+            return messages
+        messages = [
+            ChatMessage(
+                role=m.role,
+                content=(m.content or "").replace(context, ""),
+                additional_kwargs=m.additional_kwargs,
+            )
+            for m in messages
+        ]
+        last = messages[-1]
+        messages[-1] = last.model_copy(
+            update={"additional_kwargs": {**last.additional_kwargs, _CONTEXT_KEY: context}}
+        )
+        return messages
+
     # -- the calls' arguments and responses ----------------------------------------------------
 
     def _call(
-        self, turns: list[tuple[str, str]], system: str | None, kwargs: dict[str, Any]
+        self,
+        turns: list[tuple[str, str]],
+        system: str | None,
+        contexts: list[str],
+        kwargs: dict[str, Any],
     ) -> tuple[dict[str, Any], list[BaseNode]]:
         given = kwargs.pop("nodes", None)
         kwargs.pop("formatted", None)
@@ -161,8 +215,8 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
             nodes.append(base)
         call = {
             "contents": turns,
-            "sources": [node_to_source(n) for n in nodes],
-            "source_ids": [n.node_id for n in nodes],
+            "sources": [*map(node_to_source, nodes), *map(GroundingSource, contexts)],
+            "source_ids": [*(n.node_id for n in nodes), *(CONTEXT_SOURCE_ID for _ in contexts)],
             "system_instruction": system,
         }
         return call, nodes
@@ -249,7 +303,7 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
         """The grounded answer to ``prompt`` (one user turn)."""
-        call, nodes = self._call([("user", prompt)], None, kwargs)
+        call, nodes = self._call([("user", prompt)], None, [], kwargs)
         return self._completion(self._generating.generate(**call), nodes)  # type: ignore[no-any-return]
 
     @llm_completion_callback()
@@ -257,7 +311,7 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponse:
         """Async ``complete``, on Google's async client."""
-        call, nodes = self._call([("user", prompt)], None, kwargs)
+        call, nodes = self._call([("user", prompt)], None, [], kwargs)
         return self._completion(await self._generating.agenerate(**call), nodes)  # type: ignore[no-any-return]
 
     @llm_completion_callback()
@@ -265,7 +319,7 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseGen:
         """``complete`` as it streams: the text as it arrives, the grounding with the last."""
-        call, nodes = self._call([("user", prompt)], None, kwargs)
+        call, nodes = self._call([("user", prompt)], None, [], kwargs)
         items = self._generating.stream(**call)
 
         def responses() -> CompletionResponseGen:
@@ -284,7 +338,7 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseAsyncGen:
         """Async ``stream_complete``, on Google's async client."""
-        call, nodes = self._call([("user", prompt)], None, kwargs)
+        call, nodes = self._call([("user", prompt)], None, [], kwargs)
         items = self._generating.astream(**call)
 
         async def responses() -> AsyncIterator[CompletionResponse]:

@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import pytest
 from llama_index.core.base.llms.types import ChatMessage, CitationBlock, MessageRole
-from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.chat_engine import (
+    CondensePlusContextChatEngine,
+    ContextChatEngine,
+    SimpleChatEngine,
+)
+from llama_index.core.instrumentation.events.llm import LLMChatEndEvent
+from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from grounding_core import InputError
 from grounding_emulator import EmulatorServer
-from llamaindex_grounding import DiscoveryEngineGroundedLLM
-from tests.conftest import PROJECT, TEST_ENGINE
+from llamaindex_grounding import (
+    DiscoveryEngineGroundedLLM,
+    DiscoveryEngineRetriever,
+    GroundedQueryEngine,
+)
+from tests.conftest import PROJECT, TEST_DATA_STORE, TEST_ENGINE
 
 TOKYO = TextNode(
     text="東京都は日本の首都です。人口は約千四百万人です。",
@@ -136,3 +146,142 @@ def test_bad_input_is_refused_naming_the_field(llm):
     with pytest.raises(InputError) as excinfo:
         llm.chat([user("Hi?"), ChatMessage(role=MessageRole.ASSISTANT, content="Hello.")])
     assert excinfo.value.field == "contents[1].role"
+
+
+# -- in LlamaIndex's engines: the engine's retrieved context is what the answer is grounded on --
+
+CAPE = "Rockets 🚀 launch from Cape Canaveral 🇺🇸 every month."
+CREW = "The astronaut crew 👩‍🚀👨‍🚀 trains for years before a flight."
+EMOJI_CHUNK = "/documents/emoji/chunks/c1"
+
+
+@pytest.fixture
+def retriever(emulator: EmulatorServer) -> DiscoveryEngineRetriever:
+    return DiscoveryEngineRetriever(
+        project_id=PROJECT,
+        emulator_host=emulator.address,
+        data_store_id=TEST_DATA_STORE,
+        similarity_top_k=1,
+    )
+
+
+@pytest.fixture
+def bare_llm(emulator: EmulatorServer) -> DiscoveryEngineGroundedLLM:
+    """No nodes, no search source: what grounds its answers is what an engine retrieved."""
+    return DiscoveryEngineGroundedLLM(project_id=PROJECT, emulator_host=emulator.address)
+
+
+def grounded_calls(events) -> list:
+    """The grounded LLM's chat responses an engine received (LlamaIndex's events)."""
+    return [e.response for e in events.events if isinstance(e, LLMChatEndEvent)]
+
+
+def assert_grounded_on_the_context(response, answer: str) -> None:
+    """``response`` (the LLM's own, inside an engine) answered ``answer`` from the context."""
+    assert response.message.content == answer
+    grounding = response.additional_kwargs["grounding"]
+    assert grounding["source_ids"] == ["context"]
+    assert [(c["start"], c["end"], c["source_ids"]) for c in grounding["claims"]] == [
+        (0, 52, ["context"]),
+        (53, 112, ["context"]),
+    ]
+    [context] = response.additional_kwargs["source_nodes"]
+    assert CAPE in context.node.text
+    blocks = [b for b in response.message.blocks if isinstance(b, CitationBlock)]
+    spans = [
+        (b.additional_location_info["start_char_idx"], b.additional_location_info["end_char_idx"])
+        for b in blocks
+    ]
+    assert [answer[start:end] for start, end in spans] == [CAPE, CREW]
+
+
+def test_a_query_engine_grounds_the_llm_on_the_retrieved_nodes(
+    emulator, retriever, bare_llm, instrumentation
+):
+    events, _ = instrumentation
+    engine = GroundedQueryEngine(
+        RetrieverQueryEngine.from_args(retriever, llm=bare_llm),
+        project_id=PROJECT,
+        emulator_host=emulator.address,
+    )
+    response = engine.query("Where do rockets launch from?")
+    answer = f"{CAPE} {CREW}"
+    assert response.response == answer
+    [node] = response.source_nodes
+    assert node.node.node_id.endswith(EMOJI_CHUNK)
+    # The check of the engine's answer cites the retrieved node itself.
+    grounding = response.metadata["grounding"]
+    assert grounding["passed"] is True
+    assert [(c["start"], c["end"], c["source_ids"]) for c in grounding["claims"]] == [
+        (0, 52, [node.node.node_id]),
+        (53, 112, [node.node.node_id]),
+    ]
+    uri = node.node.metadata["uri"]
+    assert [b.source for b in response.metadata["citation_blocks"]] == [uri, uri]
+    # The LLM was sent the question with the context as its grounding fact, not in the text.
+    [call] = [e for e in events.events if isinstance(e, LLMChatEndEvent)]
+    assert all(CAPE not in (m.content or "") for m in call.messages)
+    assert "Where do rockets launch from?" in (call.messages[-1].content or "")
+    assert_grounded_on_the_context(call.response, answer)
+
+
+async def test_a_streaming_async_query_engine_answers_the_same(emulator, retriever):
+    llm = DiscoveryEngineGroundedLLM(project_id=PROJECT, emulator_host=emulator.address)
+    engine = RetrieverQueryEngine.from_args(retriever, llm=llm, streaming=True)
+    streamed = engine.query("Where do rockets launch from?")
+    assert "".join(streamed.response_gen) == f"{CAPE} {CREW}"
+    answered = await RetrieverQueryEngine.from_args(retriever, llm=llm).aquery(
+        "Where do rockets launch from?"
+    )
+    assert answered.response == f"{CAPE} {CREW}"
+    await llm.generating.connection.aclose()
+
+
+@pytest.mark.parametrize("engine_class", [ContextChatEngine, CondensePlusContextChatEngine])
+def test_a_chat_engine_grounds_each_turn_on_its_retrieved_context(
+    retriever, bare_llm, instrumentation, engine_class
+):
+    events, _ = instrumentation
+    options = {"skip_condense": True} if engine_class is CondensePlusContextChatEngine else {}
+    engine = engine_class.from_defaults(retriever=retriever, llm=bare_llm, **options)
+    first = engine.chat("Where do rockets launch from?")
+    assert first.response == CAPE
+    second = engine.chat("How long does the astronaut crew train?")
+    assert second.response == f"{CAPE} {CREW}"
+    assert [n.node.node_id.endswith(EMOJI_CHUNK) for n in second.source_nodes] == [True]
+    # The second turn went with the first as history, and its answer is grounded on the context.
+    last = grounded_calls(events)[-1]
+    assert [m.content for m in engine.chat_history[:2]] == ["Where do rockets launch from?", CAPE]
+    assert_grounded_on_the_context(last, f"{CAPE} {CREW}")
+    engine.reset()
+    streamed = engine.stream_chat("Where do rockets launch from?")
+    assert "".join(streamed.response_gen) == CAPE
+
+
+def test_condensing_a_follow_up_needs_a_source_of_the_llms_own(emulator, retriever, bare_llm):
+    engine = CondensePlusContextChatEngine.from_defaults(retriever=retriever, llm=bare_llm)
+    assert engine.chat("Where do rockets launch from?").response == CAPE
+    with pytest.raises(InputError, match="no grounding source") as excinfo:
+        engine.chat("How long does its crew train?")  # the condense prompt carries no context
+    assert excinfo.value.field == "sources"
+    own = DiscoveryEngineGroundedLLM(
+        project_id=PROJECT, emulator_host=emulator.address, data_store_id=TEST_DATA_STORE
+    )
+    engine = CondensePlusContextChatEngine.from_defaults(retriever=retriever, llm=own)
+    engine.chat("Where do rockets launch from?")
+    assert CREW in engine.chat("How long does its crew train?").response
+
+
+def test_simple_chat_engine_keeps_the_cited_answer_in_its_history(emulator):
+    llm = DiscoveryEngineGroundedLLM(
+        project_id=PROJECT, emulator_host=emulator.address, nodes=[TOKYO, ROCKETS]
+    )
+    engine = SimpleChatEngine.from_defaults(llm=llm)
+    assert engine.chat("日本の首都はどこですか？").response.startswith("東京都は日本の首都です。")
+    answer = engine.chat_history[-1]
+    [block, *_] = [b for b in answer.blocks if isinstance(b, CitationBlock)]
+    location = block.additional_location_info
+    assert answer.content[location["start_char_idx"] : location["end_char_idx"]] == (
+        "東京都は日本の首都です。"
+    )
+    assert answer.additional_kwargs["grounding"]["claims"][0]["source_ids"] == ["tokyo"]
