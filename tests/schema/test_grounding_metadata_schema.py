@@ -4,10 +4,11 @@ gives the same metadata, key by key, in LangChain and in LlamaIndex (docs/metada
 import json
 
 import pytest
+from langchain_core.documents import Document
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableLambda
 from llama_index.core.base.response.schema import Response
-from llama_index.core.schema import MetadataMode
+from llama_index.core.schema import MetadataMode, TextNode
 
 import langchain_grounding as lc
 import llamaindex_grounding as li
@@ -203,3 +204,65 @@ def test_the_defaults_are_the_same_in_both_frameworks(connection):
         assert check.min_support_score == checker.min_support_score
         assert check.fallback_answer == checker.fallback_answer
     assert engine.on_ungrounded == checker.on_ungrounded == "annotate"
+
+
+ROCKETS = "Rockets 🚀 launch from Cape Canaveral 🇺🇸 every month."
+CREW = "The crew 👩‍🚀 launches from Cape Canaveral too."
+
+
+def grounded_generations(connection, question, **source):
+    """The grounding metadata of one grounded generation in each framework: the same sources
+    (two documents / nodes of the same ids and texts, or a data store)."""
+    texts = {"rockets": f"{ROCKETS} {CREW}", "tokyo": "東京都は日本の首都です。"}
+    documents = [Document(text, id=key) for key, text in texts.items()]
+    nodes = [TextNode(text=text, id_=key) for key, text in texts.items()]
+    inline = not source
+    chat = lc.ChatDiscoveryEngineGrounded(
+        documents=documents if inline else (), **source, **connection
+    )
+    llm = li.DiscoveryEngineGroundedLLM(nodes=nodes if inline else (), **source, **connection)
+    langchain = chat.invoke(question).response_metadata["grounding"]
+    llamaindex = llm.complete(question).additional_kwargs["grounding"]
+    return langchain, llamaindex
+
+
+def test_grounded_generation_gives_the_same_metadata_and_its_grounding_score(connection):
+    langchain, llamaindex = grounded_generations(connection, "Who launches from Cape Canaveral?")
+    assert_same(langchain, llamaindex)
+    assert set(langchain) == REPORT_KEYS | {"grounding_score"}
+    assert langchain["grounding_score"] == langchain["support_score"] == 1.0
+    assert langchain["source_ids"] == ["rockets", "tokyo"]
+    first, second = langchain["claims"]
+    assert set(first) == set(second) == CLAIM_KEYS
+    assert [
+        (c["text"], c["start"], c["end"], c["byte_start"], c["byte_end"]) for c in (first, second)
+    ] == [
+        (ROCKETS, 0, 52, 0, 61),
+        (CREW, 53, 99, 62, 116),
+    ]
+    assert [(c["status"], c["score"], c["source_ids"]) for c in (first, second)] == [
+        ("supported", 1.0, ["rockets"]),
+        ("supported", 1.0, ["rockets"]),
+    ]
+    json.dumps(langchain)
+
+
+def test_a_searched_grounded_generation_names_its_chunks_the_same(connection):
+    langchain, llamaindex = grounded_generations(
+        connection, "Where do rockets launch from?", data_store_id="test-docs", max_result_count=2
+    )
+    assert_same(langchain, llamaindex)
+    assert isinstance(langchain["grounding_score"], float)
+    assert langchain["source_ids"]
+    assert all("/dataStores/test-docs/" in i and "/chunks/" in i for i in langchain["source_ids"])
+
+
+def test_an_empty_grounded_answer_has_no_grounding_score(connection):
+    langchain, llamaindex = grounded_generations(connection, "Xylophones?")
+    assert_same(langchain, llamaindex)
+    assert set(langchain) == REPORT_KEYS | {"grounding_score"}
+    assert (langchain["grounding_score"], langchain["support_score"], langchain["claims"]) == (
+        None,
+        None,
+        [],
+    )
