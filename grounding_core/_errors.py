@@ -78,7 +78,8 @@ class ServiceError(GroundingError):
 
 class InvalidRequestError(ServiceError, ValueError):
     """The service refused the request as invalid: INVALID_ARGUMENT, FAILED_PRECONDITION,
-    OUT_OF_RANGE, or RESOURCE_EXHAUSTED for a message over gRPC's size limit."""
+    OUT_OF_RANGE, RESOURCE_EXHAUSTED for a message over gRPC's size limit, or UNIMPLEMENTED:
+    it does not support what the request asks for (the emulator: Google Search grounding)."""
 
 
 class NotFoundError(ServiceError):
@@ -108,6 +109,12 @@ _MAPPING: tuple[tuple[type[BaseException], type[ServiceError], str], ...] = (
     (_E.RetryError, DeadlineExceededError, "the retry deadline ran out; raise the timeout"),
     (_E.FailedPrecondition, InvalidRequestError, "the resource is not ready for this call"),
     (_E.BadRequest, InvalidRequestError, "fix the request field named above"),
+    (
+        _E.MethodNotImplemented,
+        InvalidRequestError,
+        "the service does not support what the request asks for: leave it out, or send it "
+        "to Google's service (the emulator refuses what it cannot stand in for)",
+    ),
     (_E.ServiceUnavailable, ServiceUnavailableError, "is the endpoint (the emulator) running?"),
     (_E.TooManyRequests, ServiceUnavailableError, "the quota is exhausted; slow down"),
     # Not retried: Google's clients do not retry INTERNAL (AIP-194).

@@ -109,6 +109,7 @@ MAPPING = [
     (E.ResourceExhausted("quota"), ServiceUnavailableError, "RESOURCE_EXHAUSTED", "quota"),
     (E.InternalServerError("oops"), ServiceUnavailableError, "INTERNAL", "report it"),
     (E.Cancelled("gone"), ServiceUnavailableError, "CANCELLED", "retry it later"),
+    (E.MethodNotImplemented("no"), InvalidRequestError, "UNIMPLEMENTED", "does not support"),
     (E.Aborted("conflict"), ServiceError, "ABORTED", "see the chained exception"),
     (E.Unknown("?"), ServiceError, "UNKNOWN", "see the chained exception"),
     (E.from_http_status(418, "teapot"), ServiceError, "418", "see the chained exception"),
@@ -310,7 +311,7 @@ STATUSES = [
     ("ABORTED", "conflict", core_exceptions.Aborted, ServiceError),
     ("ALREADY_EXISTS", "twice", core_exceptions.AlreadyExists, ServiceError),
     ("UNKNOWN", "who knows", core_exceptions.Unknown, ServiceError),
-    ("UNIMPLEMENTED", "not here", core_exceptions.MethodNotImplemented, ServiceError),
+    ("UNIMPLEMENTED", "not here", core_exceptions.MethodNotImplemented, InvalidRequestError),
     ("DATA_LOSS", "lost", core_exceptions.DataLoss, ServiceError),
 ]  # fmt: skip
 STATUS_IDS = [

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from google.api_core import exceptions as core_exceptions
 
 from grounding_core import (
     DiscoveryEngineConnection,
@@ -14,7 +15,6 @@ from grounding_core import (
     InputError,
     InvalidRequestError,
     NotFoundError,
-    ServiceError,
 )
 from grounding_core.grounding.generation import (
     DiscoveryEngineGroundedGeneration,
@@ -232,13 +232,33 @@ def test_max_result_count_is_refused_outside_one_to_ten(de_connection):
     assert (excinfo.value.field, excinfo.value.limit) == ("max_result_count", 10)
 
 
-def test_a_tuned_model_is_mapped_to_the_projects_error(de_connection):
-    generating = DiscoveryEngineGroundedGeneration(
-        de_connection, model_id="projects/p/locations/global/models/tuned"
-    )
-    with pytest.raises(ServiceError, match="tuned model") as excinfo:
-        generating.generate("Where?", sources=[TOKYO])
-    assert "GenerateGroundedContent" in str(excinfo.value)
+TUNED = "projects/p/locations/global/models/tuned"
+
+
+@pytest.mark.parametrize("call", ["generate", "stream"])
+def test_what_the_service_does_not_support_is_an_invalid_request_saying_what(de_connection, call):
+    # The emulator answers UNIMPLEMENTED to a tuned model (as to Google Search grounding).
+    generating = DiscoveryEngineGroundedGeneration(de_connection, model_id=TUNED)
+    answer = {
+        "generate": lambda: generating.generate("Where?", sources=[TOKYO]),
+        "stream": lambda: list(generating.stream("Where?", sources=[TOKYO])),
+    }[call]
+    with pytest.raises(InvalidRequestError) as excinfo:
+        answer()
+    error = excinfo.value
+    assert type(error.cause) is core_exceptions.MethodNotImplemented
+    assert error.__cause__ is error.cause
+    message = str(error)
+    operation = "GenerateGroundedContent" if call == "generate" else "StreamGenerateGroundedContent"
+    assert message.startswith(f"{operation} on projects/{PROJECT}/locations/global failed: ")
+    assert f"UNIMPLEMENTED: generation_spec.model_id '{TUNED}' names a tuned model" in message
+    assert "the service does not support what the request asks for" in message
+
+
+async def test_the_async_call_maps_unimplemented_the_same(de_async_connection):
+    generating = DiscoveryEngineGroundedGeneration(de_async_connection, model_id=TUNED)
+    with pytest.raises(InvalidRequestError, match="names a tuned model"):
+        await generating.agenerate("Where?", sources=[TOKYO])
 
 
 def test_a_data_store_that_is_not_served_is_a_not_found_error(de_connection):
