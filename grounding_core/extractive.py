@@ -48,17 +48,47 @@ _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{
 
 
 def extractive_answer(
-    prompt: str, *, sentences: int = DEFAULT_EXTRACTIVE_SENTENCES, invent: str = ""
+    prompt: str,
+    *,
+    sentences: int = DEFAULT_EXTRACTIVE_SENTENCES,
+    invent: str = "",
+    system: str = "",
 ) -> str:
     """The ``sentences`` sentences of ``prompt``'s context that best answer its question (see the
     module docstring), then ``invent`` if given: a made-up sentence, to show a check catching it.
+
+    ``system`` is a system message's text: instruction when ``prompt`` brings a context of its
+    own (a paragraph before the question's), else read before ``prompt`` (a system message may
+    hold the context: "Use the following context: ...").
+
+    >>> extractive_answer(
+    ...     "Context: Lists hold values in order. Tuples cannot be changed.\\n\\n"
+    ...     "Question: What can tuples not be?",
+    ...     sentences=1,
+    ...     system="Answer from the context only. Say so when it does not answer.",
+    ... )
+    'Tuples cannot be changed.'
     """
     if sentences < 1:
         raise ValueError(f"sentences must be at least 1, got {sentences}: pass how many to copy")
-    paragraphs, first_marked = _paragraphs(prompt)
-    asked = [i for i, paragraph in enumerate(paragraphs) if paragraph.endswith(_QUESTION_ENDS)]
-    if not paragraphs:
+    found = _read(prompt)
+    if system and (found is None or not found[2]):
+        found = _read(f"{system}\n\n{prompt}")
+    if found is None:
         return invent
+    context, question, _ = found
+    candidates = list(dict.fromkeys(s for p in context for s in _sentences(p)))
+    picked = _best(candidates, _terms(question), sentences)
+    return " ".join([*picked, invent] if invent else picked)
+
+
+def _read(prompt: str) -> tuple[list[str], str, bool] | None:
+    """The prompt's context (paragraphs, or the question paragraph's earlier sentences), its
+    question, and whether the context is paragraphs of its own; ``None`` for an empty prompt."""
+    paragraphs, first_marked = _paragraphs(prompt)
+    if not paragraphs:
+        return None
+    asked = [i for i, paragraph in enumerate(paragraphs) if paragraph.endswith(_QUESTION_ENDS)]
     at = asked[-1] if asked else len(paragraphs) - 1
     # A full-width end needs no space after it: the split leaves an empty last piece.
     pieces = _SENTENCE_END.split(paragraphs[at])
@@ -66,11 +96,9 @@ def extractive_answer(
     # An instruction preamble is one paragraph before the first marker: a marker further down
     # heads a part of the context, whose first paragraphs are context too.
     start = 1 if first_marked == 1 and at > 1 else 0
-    context = paragraphs[start:at] or before  # a lone paragraph: its sentences before the question
-    candidates = list(dict.fromkeys(s for p in context for s in _sentences(p)))
-    question = _LABEL.sub("", question)
-    picked = _best(candidates, _terms(question), sentences)
-    return " ".join([*picked, invent] if invent else picked)
+    own = paragraphs[start:at]
+    # A lone paragraph: its sentences before the question.
+    return own or before, _LABEL.sub("", question), bool(own)
 
 
 def _paragraphs(prompt: str) -> tuple[list[str], int | None]:

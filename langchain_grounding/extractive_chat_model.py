@@ -17,6 +17,7 @@ from langchain_core.messages import (
     AIMessageChunk,
     BaseMessage,
     HumanMessage,
+    SystemMessage,
     ToolMessage,
 )
 from langchain_core.messages.tool import tool_call, tool_call_chunk
@@ -34,7 +35,9 @@ from ._arguments import StrictArguments
 class ExtractiveChatModel(BaseChatModel, StrictArguments):
     """A deterministic offline chat model for demos and tests: it answers with the sentences of
     the retrieved context in its prompt that best overlap the question
-    (``grounding_core.extractive_answer``), so a grounding check grades a real answer.
+    (``grounding_core.extractive_answer``), so a grounding check grades a real answer. A
+    system message is an instruction, never copied, when the other messages bring the context;
+    it is read as context when they hold the question alone.
 
     Setup:
         ``pip install "grounding-kit[langchain]"``; no model, no network.
@@ -121,9 +124,14 @@ class ExtractiveChatModel(BaseChatModel, StrictArguments):
             # the text the model reads, whose numbered headings are not sentences.
             context = "\n\n".join(_result_text(m) for m in results)
             prompt = f"{context}\n\nQuestion: {question}"
+            system = ""
         else:
-            prompt = "\n\n".join(message.text for message in messages)
-        answer = extractive_answer(prompt, sentences=self.sentences, invent=self.invent)
+            # A system message is instruction when the conversation brings the context itself.
+            prompt = "\n\n".join(m.text for m in messages if not isinstance(m, SystemMessage))
+            system = "\n\n".join(m.text for m in messages if isinstance(m, SystemMessage))
+        answer = extractive_answer(
+            prompt, sentences=self.sentences, invent=self.invent, system=system
+        )
         return AIMessage(content=answer)
 
     def _generate(

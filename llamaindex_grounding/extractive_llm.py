@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
-from llama_index.core.llms.callbacks import llm_completion_callback
+from llama_index.core.base.llms.generic_utils import (
+    completion_response_to_chat_response,
+    stream_completion_response_to_chat_response,
+)
+from llama_index.core.llms import (
+    ChatMessage,
+    ChatResponse,
+    ChatResponseGen,
+    CompletionResponse,
+    CompletionResponseGen,
+    CustomLLM,
+    LLMMetadata,
+    MessageRole,
+)
+from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from pydantic import ConfigDict, Field
 
 from grounding_core import extractive_answer
@@ -64,8 +78,24 @@ class ExtractiveLLM(CustomLLM):
         """A completion model, named for the traces."""
         return LLMMetadata(model_name="extractive-offline")
 
-    def _answer(self, prompt: str) -> str:
-        return extractive_answer(prompt, sentences=self.sentences, invent=self.invent)
+    def _answer(self, prompt: str, system: str = "") -> str:
+        return extractive_answer(
+            prompt, sentences=self.sentences, invent=self.invent, system=system
+        )
+
+    @staticmethod
+    def _tokens(answer: str) -> CompletionResponseGen:
+        text = ""
+        for word in answer.split(" "):
+            delta = f" {word}" if text else word
+            text += delta
+            yield CompletionResponse(text=text, delta=delta)
+
+    def _reply(self, messages: Sequence[ChatMessage]) -> str:
+        # A system message is instruction when the conversation brings the context itself.
+        system = "\n\n".join(m.content or "" for m in messages if m.role == MessageRole.SYSTEM)
+        rest = "\n\n".join(m.content or "" for m in messages if m.role != MessageRole.SYSTEM)
+        return self._answer(rest, system)
 
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
@@ -77,13 +107,14 @@ class ExtractiveLLM(CustomLLM):
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseGen:
         """The answer, word by word."""
-        answer = self._answer(prompt)
+        return self._tokens(self._answer(prompt))
 
-        def tokens() -> CompletionResponseGen:
-            text = ""
-            for word in answer.split(" "):
-                delta = f" {word}" if text else word
-                text += delta
-                yield CompletionResponse(text=text, delta=delta)
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        """The answer to the conversation (a system instruction is never copied)."""
+        return completion_response_to_chat_response(CompletionResponse(text=self._reply(messages)))
 
-        return tokens()
+    @llm_chat_callback()
+    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
+        """``chat``, word by word."""
+        return stream_completion_response_to_chat_response(self._tokens(self._reply(messages)))

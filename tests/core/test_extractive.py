@@ -260,3 +260,40 @@ def test_among_equals_the_earlier_sentence_wins_and_case_does_not_matter():
 def test_sentences_must_be_at_least_one(sentences):
     with pytest.raises(ValueError, match=f"sentences must be at least 1, got {sentences}"):
         extractive_answer("Question?", sentences=sentences)
+
+
+SYSTEM_INSTRUCTION = (
+    "Answer from the context only, in one or two sentences. If the context does not say, say "
+    "that you do not know."
+)
+INLINE_CONTEXT = f"Context: {CONTEXT}\n\nQuestion: What does a generator do with its values?"
+
+
+def test_a_system_instruction_is_not_copied_when_the_prompt_brings_its_context():
+    # Issue 37: the instruction shares "context" and "do" with the question.
+    answer = extractive_answer(INLINE_CONTEXT, sentences=9, system=SYSTEM_INSTRUCTION)
+    assert answer == (
+        "Generators are written like regular functions. A generator yields its values lazily, "
+        "one at a time. Lists hold their values in order."
+    )
+    assert "context" not in answer.casefold()
+
+
+def test_a_system_message_is_the_context_when_the_prompt_is_the_question_alone():
+    system = f"Use the following context to answer.\n\n{CONTEXT}"
+    question = "What does a generator do with its values?"
+    assert extractive_answer(question, sentences=1, system=system) == (
+        "A generator yields its values lazily, one at a time."
+    )
+    # ... and so it is when the question's paragraph has earlier sentences of its own
+    asked = f"Please be brief. {question}"
+    assert extractive_answer(asked, sentences=1, system=system) == (
+        "A generator yields its values lazily, one at a time."
+    )
+
+
+def test_an_empty_prompt_with_a_system_message_reads_the_system_message():
+    assert extractive_answer("", sentences=1, system="") == ""
+    assert extractive_answer("", sentences=1, system=f"{CONTEXT}\n\nWhat yields lazily?") == (
+        "A generator yields its values lazily, one at a time."
+    )

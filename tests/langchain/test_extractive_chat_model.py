@@ -102,3 +102,30 @@ def test_on_the_examples_prompt_it_never_answers_with_the_instruction():
     assert reply.content == (
         "Lists hold their values in order. A generator yields its values lazily."
     )
+
+
+SYSTEM_INSTRUCTION = (
+    "Answer from the context only. If the context does not say, say that you do not know."
+)
+
+
+def test_a_system_instruction_before_the_template_is_never_copied():
+    # Issue 37: LangChain's usual prompt, the instruction in a system message of its own.
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", SYSTEM_INSTRUCTION), ("human", "Context: {context}\n\nQuestion: {question}")]
+    )
+    messages = prompt.invoke({"context": CONTEXT, "question": "What does the context say?"})
+    chain = prompt | ExtractiveChatModel(sentences=9) | StrOutputParser()
+    expected = "Lists hold their values in order. A generator yields its values lazily."
+    assert ExtractiveChatModel(sentences=9).invoke(messages).content == expected
+    assert "".join(c.text for c in ExtractiveChatModel(sentences=9).stream(messages)) == expected
+    assert chain.invoke({"context": CONTEXT, "question": "What does the context say?"}) == expected
+
+
+def test_a_system_message_holding_the_context_is_still_read():
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Use the following context.\n\n{context}"), ("human", "{question}")]
+    )
+    messages = prompt.invoke({"context": CONTEXT, "question": "How does a generator yield?"})
+    reply = ExtractiveChatModel(sentences=1).invoke(messages)
+    assert reply.content == "A generator yields its values lazily."

@@ -87,3 +87,26 @@ def test_on_llamaindex_question_answering_prompt_it_never_answers_with_the_instr
     assert ExtractiveLLM(sentences=9).complete(prompt).text == (
         "Lists hold their values in order. A generator yields its values lazily."
     )
+
+
+def test_a_system_instruction_in_a_chat_is_never_copied():
+    # Issue 37: the instruction in a system message of its own, the context in the user's.
+    instruction = "Answer from the context only. If the context does not say, say you do not know."
+    context = "Lists hold their values in order.\n\nA generator yields its values lazily."
+    messages = [
+        ChatMessage(role="system", content=instruction),
+        ChatMessage(role="user", content=f"Context: {context}\n\nQuestion: What does it say?"),
+    ]
+    llm = ExtractiveLLM(sentences=9)
+    expected = "Lists hold their values in order. A generator yields its values lazily."
+    assert llm.chat(messages).message.content == expected
+    streamed = list(llm.stream_chat(messages))
+    assert "".join(r.delta or "" for r in streamed) == streamed[-1].message.content == expected
+    # A system message that holds the context is read.
+    holding = [
+        ChatMessage(role="system", content=f"Use this context.\n\n{context}"),
+        ChatMessage(role="user", content="How does a generator yield?"),
+    ]
+    assert ExtractiveLLM(sentences=1).chat(holding).message.content == (
+        "A generator yields its values lazily."
+    )
