@@ -1,5 +1,5 @@
 """An agent's ``{"messages": [...]}`` state read for a grounding check: the final answer, and the
-documents its tools returned in this turn.
+documents its tools returned in this turn (and a grounded model's: ``message_documents``).
 
 The turn is what follows the user's last message; the revision requests of
 ``GroundingMiddleware`` (``revision_request``) are part of the turn, not a new one. A tool's

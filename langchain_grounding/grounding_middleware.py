@@ -70,7 +70,9 @@ class GroundingState(AgentState[Any]):
 class GroundingMiddleware(AgentMiddleware[GroundingState, Any]):
     """Checks each final answer of a ``create_agent`` agent (a model turn that ends without
     tool calls) against the documents its tools returned in this turn (``ToolMessage``
-    artifacts, as ``DiscoveryEngineSearchTool`` gives them) and the state's ``documents``.
+    artifacts, as ``DiscoveryEngineSearchTool`` gives them), those a grounded model answered
+    from (``ChatDiscoveryEngineGrounded``'s ``response_metadata["documents"]``) and the state's
+    ``documents``.
 
     The final ``AIMessage`` gets the report's metadata in ``response_metadata["grounding"]``
     and one standard ``Citation`` annotation per supported claim and cited source on its text

@@ -122,10 +122,12 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
     chat engines built on a response synthesizer (``ContextChatEngine``,
     ``CondensePlusContextChatEngine``), the retrieved context the prompt carries
     (``context_str``, ``context_msg``) is sent as an inline grounding fact (source id
-    ``"context"``) and taken out of the prompt's text: the answer is grounded on what the engine
-    retrieved. The engine keeps only the answer's text: wrap it in ``GroundedQueryEngine`` for
-    claims and ``CitationBlock``s of the retrieved nodes. A call without a context (a chat
-    engine condensing a follow-up question) needs the LLM's own ``nodes`` or search source.
+    ``"context"``) and taken out of the prompt's text, and the question (``query_str``) is the
+    user's turn, the template's other words going with the system instruction: the answer is
+    grounded on what the engine retrieved. The engine keeps only the answer's text: wrap it
+    in ``GroundedQueryEngine`` for claims and ``CitationBlock``s of the retrieved nodes. A
+    call without a context (a chat engine condensing a follow-up question) needs the LLM's own
+    ``nodes`` or search source.
 
     **Tool calling is not supported**: grounded generation never calls tools, and a conversation
     with tool messages is refused.
@@ -170,9 +172,8 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
         engine's retrieved context taken out of their text and carried to ``chat`` as a
         grounding fact (the class docstring)."""
         messages = super()._get_messages(prompt, **prompt_args)
-        context = next(
-            (v for k in _CONTEXT_ARGUMENTS if isinstance(v := prompt_args.get(k), str)), ""
-        )
+        values = {**prompt.kwargs, **prompt_args}  # a synthesizer fills query_str in first
+        context = next((v for k in _CONTEXT_ARGUMENTS if isinstance(v := values.get(k), str)), "")
         if not context.strip() or not messages:
             return messages
         messages = [
@@ -183,11 +184,15 @@ class DiscoveryEngineGroundedLLM(CustomLLM):
             )
             for m in messages
         ]
-        last = messages[-1]
-        messages[-1] = last.model_copy(
-            update={"additional_kwargs": {**last.additional_kwargs, _CONTEXT_KEY: context}}
-        )
-        return messages
+        *earlier, last = messages
+        query = values.get("query_str")
+        if isinstance(query, str) and query.strip() and (last.content or "").strip() != query:
+            # A template's words around the question ("Given the context information ...,
+            # answer the query.") are instruction: the user's turn is the question.
+            earlier.append(ChatMessage(role=MessageRole.SYSTEM, content=last.content))
+            last = ChatMessage(role=MessageRole.USER, content=query)
+        extras = {**last.additional_kwargs, _CONTEXT_KEY: context}
+        return [*earlier, last.model_copy(update={"additional_kwargs": extras})]
 
     # -- the calls' arguments and responses ----------------------------------------------------
 

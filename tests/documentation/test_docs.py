@@ -28,10 +28,11 @@ EXTERNAL = {
     "BatchGetDocuments", "DeveloperKnowledge", "DocumentChunk", "GetDocument",
     "SearchDocumentChunks", "DocumentReference", "ClientOptions", "Credentials",
     # gRPC, and the errors and messages of Google's client libraries
-    "StatusCode", "BadRequest", "ServiceUnavailable", "FieldMask",
+    "StatusCode", "BadRequest", "ServiceUnavailable", "FieldMask", "MethodNotImplemented",
     # LangChain and LlamaIndex
     "AIMessage", "AsyncStreamingResponse", "BaseEvaluator", "BaseQueryEngine", "BaseRetriever",
     "BatchEvalRunner", "CondenseQuestionChatEngine", "CustomQueryEngine", "Document",
+    "ContextChatEngine", "CondensePlusContextChatEngine",
     "EvaluationResult", "MockLLM", "NodeWithScore",
     "PydanticResponse", "QueryEndEvent", "QueryStartEvent", "Response", "RetrieverQueryEngine",
     "RetrieversIntegrationTests", "RetryQueryEngine", "Runnable", "RunnableConfig",

@@ -180,3 +180,34 @@ def test_langchain_rerank(run_example):
     # the reranked order is not the search's: a chunk from below the first 3 moved up
     assert [m.group(3) for m in reranked] != [m.group(2) for m in searched]
     assert lines[9] == "async gives the same: True"
+
+
+def test_grounded_generation_in_both_frameworks_and_geminis_citations(run_example):
+    out = run_example("grounded_generation", "How does the with statement work?")
+    question, langchain, llamaindex, gemini = out.split("\n\n")
+    assert question == "Question: How does the with statement work?"
+    with_url = "https://docs.python.org/3.11/reference/compound_stmts.html#with"
+    # LangChain: the chain's answer, claims with char and byte spans, each citing its chunks.
+    lines = langchain.splitlines()
+    assert lines[0] == "1. LangChain: ChatDiscoveryEngineGrounded in a chain"
+    assert lines[1].startswith('Answer: The "with" statement is used to wrap the execution')
+    assert lines[2] == "Grounding score: 1.00"
+    claims = [line for line in lines if line.startswith("- chars ")]
+    assert claims[0] == (
+        f"- chars 0-150 (bytes 0-150) supported -> {with_url}, "
+        "https://docs.python.org/3.11/reference/datamodel.html#context-managers"
+    )
+    assert all(" supported -> https://docs.python.org/3.11/" in line for line in claims)
+    assert re.fullmatch(r"Streamed in \d+ chunks, the same citations: True", lines[-1])
+    # LlamaIndex: grounded on the retrieved nodes, and cited.
+    lines = llamaindex.splitlines()
+    assert lines[0] == "2. LlamaIndex: DiscoveryEngineGroundedLLM in a query engine"
+    assert lines[1].startswith('Answer: The "with" statement is used to wrap the execution')
+    assert lines[2] == "Passed: True"
+    assert lines[3] == f"- chars 0-150 -> {with_url}"
+    # Gemini: byte offsets read as string indices cut the wrong text; cite_gemini's are right.
+    assert gemini.splitlines() == [
+        "3. A Gemini answer's citations made right",
+        "Byte offsets read as string indices: '東京は日本の首都です。人口は約1400万人です。'",
+        "cite_gemini's span 0-11: '東京は日本の首都です。' -> https://ja.example/tokyo",
+    ]

@@ -176,23 +176,26 @@ def grounded_calls(events) -> list:
     return [e.response for e in events.events if isinstance(e, LLMChatEndEvent)]
 
 
-def assert_grounded_on_the_context(response, answer: str) -> None:
-    """``response`` (the LLM's own, inside an engine) answered ``answer`` from the context."""
+def assert_grounded_on_the_context(response, sentences: list[str]) -> None:
+    """``response`` (the LLM's own, inside an engine) answered ``sentences`` from the context,
+    each a supported claim citing it."""
+    answer = " ".join(sentences)
     assert response.message.content == answer
     grounding = response.additional_kwargs["grounding"]
     assert grounding["source_ids"] == ["context"]
-    assert [(c["start"], c["end"], c["source_ids"]) for c in grounding["claims"]] == [
-        (0, 52, ["context"]),
-        (53, 112, ["context"]),
+    spans = [(answer.index(s), answer.index(s) + len(s)) for s in sentences]
+    claims = grounding["claims"]
+    assert [(c["start"], c["end"], c["source_ids"]) for c in claims] == [
+        (start, end, ["context"]) for start, end in spans
     ]
     [context] = response.additional_kwargs["source_nodes"]
     assert CAPE in context.node.text
     blocks = [b for b in response.message.blocks if isinstance(b, CitationBlock)]
-    spans = [
+    cited = [
         (b.additional_location_info["start_char_idx"], b.additional_location_info["end_char_idx"])
         for b in blocks
     ]
-    assert [answer[start:end] for start, end in spans] == [CAPE, CREW]
+    assert [answer[start:end] for start, end in cited] == sentences
 
 
 def test_a_query_engine_grounds_the_llm_on_the_retrieved_nodes(
@@ -205,8 +208,7 @@ def test_a_query_engine_grounds_the_llm_on_the_retrieved_nodes(
         emulator_host=emulator.address,
     )
     response = engine.query("Where do rockets launch from?")
-    answer = f"{CAPE} {CREW}"
-    assert response.response == answer
+    assert response.response == CAPE
     [node] = response.source_nodes
     assert node.node.node_id.endswith(EMOJI_CHUNK)
     # The check of the engine's answer cites the retrieved node itself.
@@ -214,26 +216,28 @@ def test_a_query_engine_grounds_the_llm_on_the_retrieved_nodes(
     assert grounding["passed"] is True
     assert [(c["start"], c["end"], c["source_ids"]) for c in grounding["claims"]] == [
         (0, 52, [node.node.node_id]),
-        (53, 112, [node.node.node_id]),
     ]
     uri = node.node.metadata["uri"]
-    assert [b.source for b in response.metadata["citation_blocks"]] == [uri, uri]
-    # The LLM was sent the question with the context as its grounding fact, not in the text.
+    assert [b.source for b in response.metadata["citation_blocks"]] == [uri]
+    # The LLM was sent the question as the user's turn, the template's words as instruction
+    # and the context as its grounding fact, in no message's text.
     [call] = [e for e in events.events if isinstance(e, LLMChatEndEvent)]
     assert all(CAPE not in (m.content or "") for m in call.messages)
-    assert "Where do rockets launch from?" in (call.messages[-1].content or "")
-    assert_grounded_on_the_context(call.response, answer)
+    assert [m.role for m in call.messages] == ["system", "system", "user"]
+    assert call.messages[-1].content == "Where do rockets launch from?"
+    assert "answer the query" in (call.messages[1].content or "")
+    assert_grounded_on_the_context(call.response, [CAPE])
 
 
 async def test_a_streaming_async_query_engine_answers_the_same(emulator, retriever):
     llm = DiscoveryEngineGroundedLLM(project_id=PROJECT, emulator_host=emulator.address)
     engine = RetrieverQueryEngine.from_args(retriever, llm=llm, streaming=True)
     streamed = engine.query("Where do rockets launch from?")
-    assert "".join(streamed.response_gen) == f"{CAPE} {CREW}"
+    assert "".join(streamed.response_gen) == CAPE
     answered = await RetrieverQueryEngine.from_args(retriever, llm=llm).aquery(
-        "Where do rockets launch from?"
+        "How long does the astronaut crew train?"
     )
-    assert answered.response == f"{CAPE} {CREW}"
+    assert answered.response == CREW
     await llm.generating.connection.aclose()
 
 
@@ -252,7 +256,7 @@ def test_a_chat_engine_grounds_each_turn_on_its_retrieved_context(
     # The second turn went with the first as history, and its answer is grounded on the context.
     last = grounded_calls(events)[-1]
     assert [m.content for m in engine.chat_history[:2]] == ["Where do rockets launch from?", CAPE]
-    assert_grounded_on_the_context(last, f"{CAPE} {CREW}")
+    assert_grounded_on_the_context(last, [CAPE, CREW])
     engine.reset()
     streamed = engine.stream_chat("Where do rockets launch from?")
     assert "".join(streamed.response_gen) == CAPE
