@@ -11,6 +11,7 @@ from llama_index.core.chat_engine import (
     SimpleChatEngine,
 )
 from llama_index.core.instrumentation.events.llm import LLMChatEndEvent
+from llama_index.core.prompts import PromptTemplate
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
 
@@ -289,3 +290,14 @@ def test_simple_chat_engine_keeps_the_cited_answer_in_its_history(emulator):
         "東京都は日本の首都です。"
     )
     assert answer.additional_kwargs["grounding"]["claims"][0]["source_ids"] == ["tokyo"]
+
+
+@pytest.mark.parametrize("name", ["context_str", "context_msg"])
+def test_a_templates_context_is_the_grounding_fact_and_a_blank_one_is_none(bare_llm, name):
+    template = PromptTemplate(f"Context:\n{{{name}}}\n\nQuery: {{query_str}}\nAnswer: ")
+    context = f"{CAPE} {CREW}"
+    answer = bare_llm.predict(template, **{name: context}, query_str="Where do rockets launch?")
+    assert answer == CAPE
+    with pytest.raises(InputError, match="no grounding source") as excinfo:
+        bare_llm.predict(template, **{name: " \n"}, query_str="Where do rockets launch?")
+    assert excinfo.value.field == "sources"
