@@ -11,6 +11,7 @@ from langchain_core.callbacks import AsyncCallbackHandler, adispatch_custom_even
 from langchain_core.callbacks.manager import AsyncCallbackManager
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_core.runnables.config import ensure_config, var_child_runnable_config
 
 from grounding_core import AsyncClaimStream, ClaimVerdict, GroundingOutcome, report_citations
@@ -264,9 +265,16 @@ class _Tokens(AsyncCallbackHandler):
     def __init__(self, claims: AsyncClaimStream) -> None:
         self.claims = claims
 
-    async def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
-        """Add the token's text."""
-        self.claims.add_text(token)
+    async def on_llm_new_token(
+        self,
+        token: str,
+        *,
+        chunk: GenerationChunk | ChatGenerationChunk | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Add the token's text: the chunk's, as a model that streams content blocks (a list)
+        gives LangChain's ``token`` its content."""
+        self.claims.add_text(chunk.text if chunk is not None else token)
 
 
 def _to_check(state: GroundingState) -> tuple[AIMessage, list[Document], int] | None:

@@ -301,3 +301,27 @@ async def test_a_streaming_agent_gets_the_same_cited_answer(emulator):
     assert [(a["start_index"], a["end_index"]) for a in annotations] == [(0, 52), (53, 99)]
     assert states[-1]["grounding"]["passed"] is True
     await llm.connection.aclose()
+
+
+async def test_the_middleware_checks_its_streamed_sentences_while_they_stream(emulator):
+    # The model streams content blocks (the token LangChain hands the callbacks is a list): the
+    # claim checks read the chunks' text. Its own documents come with its last chunk, so the
+    # sources known early are the state's.
+    llm = ChatDiscoveryEngineGrounded(
+        project_id=PROJECT, emulator_host=emulator.address, documents=[ROCKETS]
+    )
+    middleware = GroundingMiddleware(
+        project_id=PROJECT, emulator_host=emulator.address, check_while_streaming=True
+    )
+    agent = create_agent(llm, tools=[], middleware=[middleware])
+    question = {"messages": [("user", "Who launches from Cape Canaveral?")], "documents": [ROCKETS]}
+    verdicts = [
+        event["data"]
+        async for event in agent.astream_events(question, version="v2")
+        if event["event"] == "on_custom_event" and event["name"] == "grounding_claim"
+    ]
+    assert sorted((v["start"], v["end"], v["status"], v["source_ids"]) for v in verdicts) == [
+        (0, 52, "supported", ["rockets"]),
+        (53, 99, "supported", ["rockets"]),
+    ]
+    await llm.connection.aclose()
