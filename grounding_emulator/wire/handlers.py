@@ -29,9 +29,10 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
+from grounding_emulator.call_state import CallContext, serving
 from grounding_emulator.errors import EmulatorError
-from grounding_emulator.wire.call_state import CallContext, serving
 from grounding_emulator.wire.drain import CallGate
+from grounding_emulator.wire.enum_values import check_enum_values
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.servicers.registry import Method
 
@@ -127,6 +128,7 @@ def serve_call(
     type_name = method.request_type.DESCRIPTOR.full_name
     try:
         request = parse()
+        check_enum_values(request)  # an undefined enum number: INVALID_ARGUMENT naming it
         with serving(context):  # a cancelled or expired call stops its work (call_state.py)
             response = method.call(request)
             return list(response) if method.streaming else response
