@@ -23,10 +23,12 @@ __all__ = [
     "MAX_ANSWER_CHARS",
     "MAX_ANSWER_TOKENS",
     "MAX_BATCH_DOCUMENTS",
+    "MAX_BOOST_SPECS",
     "MAX_CHUNK_NEIGHBOURS",
     "MAX_CONTENT_BYTES",
     "MAX_CONTENT_URI_BYTES",
     "MAX_CONTENT_URI_TEXT_BYTES",
+    "MAX_CONVERSATION_MESSAGES",
     "MAX_DATA_STORE_DISPLAY_NAME",
     "MAX_DATA_STORE_PAGE_SIZE",
     "MAX_DEVELOPER_KNOWLEDGE_TEXT",
@@ -49,12 +51,15 @@ __all__ = [
     "MAX_PAGE_SIZE",
     "MAX_PDF_FILE_BYTES",
     "MAX_PURGE_SAMPLE",
+    "MAX_QUERY_CHARS",
     "MAX_RANK_RECORDS",
     "MAX_REPHRASE_STEPS",
     "MAX_RESOURCE_ID",
     "MAX_RESOURCE_NAME",
+    "MAX_RESPONSE_BYTES",
     "MAX_SEARCH_SOURCE_RESULTS",
     "MAX_SESSION_PAGE_SIZE",
+    "MAX_SESSION_TURNS",
     "MAX_STRUCT_DEPTH",
     "MAX_SUMMARY_RESULTS_CHUNKS",
     "MAX_SUMMARY_RESULTS_DOCUMENTS",
@@ -98,6 +103,25 @@ MAX_SUMMARY_RESULTS_CHUNKS = 50
 # and extracted content", maxExtractiveSegmentCount).
 MAX_EXTRACTIVE_ANSWERS = 5
 MAX_EXTRACTIVE_SEGMENTS = 10
+# SearchRequest.BoostSpec.condition_boost_specs: "Maximum number of specifications is 20" (the
+# same BoostSpec in data_store_specs, AnswerQuery's search_params and ConverseConversation).
+MAX_BOOST_SPECS = 20
+# SearchRequest.query ("Raw search query"), AnswerQueryRequest.query.text, RankRequest.query
+# ("The query to use"), ConverseConversationRequest.query.input, Session.Turn.query.text:
+# Google documents no length (only Developer Knowledge's 500 characters). The emulator's bound,
+# far above what a person or an agent asks, keeps one query's work (tokens scored, widened and
+# spell-checked) to a fraction of a second; refused before the work, as INVALID_ARGUMENT.
+MAX_QUERY_CHARS = 10_000
+# Session.turns and Conversation.messages: Google documents no count. The emulator's bounds
+# (a conversation's turn is two messages, the user's input and the reply) keep a session, and
+# every response that carries one, bounded: a full session answers in a few MiB.
+MAX_SESSION_TURNS = 1_000
+MAX_CONVERSATION_MESSAGES = 2 * MAX_SESSION_TURNS
+# The emulator's bound on a response that gathers stored resources (GetSession's answer
+# details, a ListSessions or ListConversations page), the size of the largest request it
+# reads (10 MiB): a list page ends early, with its next_page_token, before the resource that
+# would take it over (AIP-158: "the API may return fewer results than requested").
+MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 # SearchRequest.user_pseudo_id: "a length limit of 128 characters. Otherwise, INVALID_ARGUMENT".
 MAX_USER_PSEUDO_ID = 128
 # SearchRequest.facet_specs: "A maximum of 100 values"; FacetSpec.limit "defaults to 20 ... The

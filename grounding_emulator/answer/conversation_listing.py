@@ -85,5 +85,6 @@ def list_conversations(
         term=_term,
         order_fields=ORDER_FIELDS,
         sort_value=_sort_value,
+        size_of=lambda conversation: conversation.size,
     )
     return ConversationPage(page, token)

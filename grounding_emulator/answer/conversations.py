@@ -23,6 +23,10 @@ the proto documents, the store does; where it is silent, the store's choice is w
 - ``UpdateConversation``'s mask: ``state``, ``user_pseudo_id`` and ``messages`` ("The following
   are NOT supported: Conversation.name"; the times are output only); an empty mask updates all
   of them.
+- Bounds Google does not document (``limits.py``, docs/emulator.md): at most
+  ``MAX_CONVERSATION_MESSAGES`` messages (``INVALID_ARGUMENT`` naming ``conversation.messages``
+  when a request sets more, naming ``name`` when a turn would add them), a user input of at most
+  ``MAX_QUERY_CHARS`` characters.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import Any
 
 from grounding_emulator.answer.sessions import check_update_paths
 from grounding_emulator.errors import AlreadyExists, InvalidArgument, NotFound
+from grounding_emulator.limits import MAX_CONVERSATION_MESSAGES, MAX_QUERY_CHARS
 
 __all__ = [
     "STATES",
@@ -45,6 +50,7 @@ __all__ = [
     "ConversationStore",
     "Message",
     "check_conversation_paths",
+    "check_room",
 ]
 
 UPDATABLE_FIELDS = ("state", "user_pseudo_id", "messages")
@@ -82,6 +88,24 @@ class Conversation:
         """The texts of its user inputs, oldest first."""
         return tuple(m.user_input for m in self.messages if m.user_input is not None)
 
+    @property
+    def size(self) -> int:
+        """About the bytes of its ``Conversation`` message (its messages' and names')."""
+        texts = (self.name, self.user_pseudo_id, self.state)
+        return sum(len(m.serialized) + 8 for m in self.messages) + sum(map(len, texts)) + 64
+
+
+def check_room(messages: int, adding: int, field: str = "name") -> None:
+    """Refuse (``INVALID_ARGUMENT`` naming ``field``) ``adding`` messages to a conversation of
+    ``messages`` that would take it over ``MAX_CONVERSATION_MESSAGES``."""
+    if messages + adding > MAX_CONVERSATION_MESSAGES:
+        raise InvalidArgument(
+            f"{field}: the conversation has {messages} messages, and the "
+            f"emulator keeps at most {MAX_CONVERSATION_MESSAGES} in one: start a new "
+            "conversation (.../conversations/-)",
+            field=field,
+        )
+
 
 def check_conversation_paths(paths: Iterable[str]) -> tuple[str, ...]:
     """The fields an ``UpdateConversation`` mask names (all updatable ones when it is empty)."""
@@ -97,7 +121,21 @@ def _checked(values: dict[str, Any], field: str) -> dict[str, Any]:
             field=f"{field}.state",
         )
     if "messages" in values:
-        values["messages"] = tuple(values["messages"])
+        messages = values["messages"] = tuple(values["messages"])
+        if len(messages) > MAX_CONVERSATION_MESSAGES:
+            raise InvalidArgument(
+                f"{field}.messages has {len(messages)} messages; the emulator keeps at most "
+                f"{MAX_CONVERSATION_MESSAGES} in a conversation",
+                field=f"{field}.messages",
+            )
+        for number, message in enumerate(messages):
+            if message.user_input is not None and len(message.user_input) > MAX_QUERY_CHARS:
+                where = f"{field}.messages[{number}].user_input.input"
+                raise InvalidArgument(
+                    f"{where} has {len(message.user_input)} characters; the emulator takes at "
+                    f"most {MAX_QUERY_CHARS}",
+                    field=where,
+                )
     return values
 
 
@@ -182,10 +220,12 @@ class ConversationStore:
         self, key: str, name: str, messages: Iterable[Message], now: _dt.datetime
     ) -> Conversation:
         """Append ``messages`` (a turn: the user input and its reply) in one step."""
+        added = tuple(messages)
         with self._lock:
             conversation = self.get(key, name)
+            check_room(len(conversation.messages), len(added))
             updated = dataclasses.replace(
-                conversation, messages=(*conversation.messages, *messages), update_time=now
+                conversation, messages=(*conversation.messages, *added), update_time=now
             )
             self._conversations[key] = updated
         return updated

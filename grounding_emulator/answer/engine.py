@@ -50,6 +50,7 @@ from grounding_emulator.answer.rephrase import rephrase
 from grounding_emulator.answer.selection import ScoredSentence, score_sentences, select_sentences
 from grounding_emulator.answer.sentences import containing_hits, sentences_of
 from grounding_emulator.answer.sources import SourceDocument, source_hits
+from grounding_emulator.call_state import check_call
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument
 from grounding_emulator.grounding.check import check_answer
@@ -274,6 +275,7 @@ def generate_answer(store: DataStore, params: AnswerParams, judge: Judge) -> Gen
     hits, query = _retrieve(store, params, query)
     if query != params.query:
         understood = dataclasses.replace(understood, searched_query=query)
+    check_call("scoring the results' sentences")
     scored = score_sentences(store, query, hits, sentences_of(hits))
     chosen = select_sentences(scored, hits, strict=params.ignore_low_relevant_content is not False)
     if not chosen:

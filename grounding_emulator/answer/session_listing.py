@@ -16,7 +16,10 @@ order (Google does not document its default order).
 
 Paging: ``page_size`` 0 means 50, above 1000 is coerced to 1000 (the documented maximum),
 negative is ``INVALID_ARGUMENT``; ``next_page_token`` is opaque and bound to the parent, filter
-and ordering it was issued for.
+and ordering it was issued for. A page ends early, with its token, before the item that would
+take it over ``MAX_RESPONSE_BYTES`` (``page_size`` is the "Maximum number of results to
+return"; AIP-158: "the API may return fewer results than requested"); it holds one item at
+least.
 
 ``list_page`` is the same filter grammar, ordering and paging over another resource's fields
 (``ListConversations``: ``answer/conversation_listing.py``).
@@ -34,8 +37,13 @@ from typing import Any, TypeVar
 from lark import Lark, Token, Transformer, exceptions
 
 from grounding_emulator.answer.sessions import Session
+from grounding_emulator.call_state import checked
 from grounding_emulator.errors import InvalidArgument, excerpt
-from grounding_emulator.limits import DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE
+from grounding_emulator.limits import (
+    DEFAULT_SESSION_PAGE_SIZE,
+    MAX_RESPONSE_BYTES,
+    MAX_SESSION_PAGE_SIZE,
+)
 from grounding_emulator.page_tokens import decode_page_token, encode_page_token, fingerprint
 from grounding_emulator.search.filters import check_filter_size
 
@@ -243,10 +251,12 @@ def list_page(
     term: Term,
     order_fields: Sequence[str],
     sort_value: Callable[[_Item, str], Any],
+    size_of: Callable[[_Item], int],
 ) -> tuple[tuple[_Item, ...], str]:
     """One page of ``items`` (in creation order) that pass ``filter_`` (its terms read by
     ``term``), ordered by ``order_by`` (``order_fields``, each item's value from
-    ``sort_value``), and the next page token (``scope``, the parent, is bound into it)."""
+    ``sort_value``), cut before ``MAX_RESPONSE_BYTES`` (each item's bytes from ``size_of``),
+    and the next page token (``scope``, the parent, is bound into it)."""
     if page_size < 0:
         raise InvalidArgument(f"page_size must be >= 0, got {page_size}", field="page_size")
     size = min(page_size or DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE)
@@ -258,7 +268,13 @@ def list_page(
         chosen = [s for s in chosen if predicate(s)]
     for name, descending in reversed(_order(order_by, order_fields)):
         chosen.sort(key=lambda s, n=name: sort_value(s, n), reverse=descending)  # type: ignore[misc]
-    page = chosen[start : start + size]
+    page: list[_Item] = []
+    total = 0
+    for item in checked(chosen[start : start + size], "listed item"):
+        total += size_of(item)
+        if page and total > MAX_RESPONSE_BYTES:
+            break
+        page.append(item)
     end = start + len(page)
     token = encode_page_token(end, bound) if end < len(chosen) else ""
     return tuple(page), token
@@ -285,5 +301,6 @@ def list_sessions(
         term=_term,
         order_fields=ORDER_FIELDS,
         sort_value=_sort_value,
+        size_of=lambda session: session.size,
     )
     return SessionPage(page, token)

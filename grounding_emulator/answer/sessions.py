@@ -20,6 +20,11 @@ qualified name
 
 Answers are kept as the serialized bytes of their ``Answer`` message (``GetAnswer``,
 ``GetSession(include_answer_details)``), deleted with their session.
+
+Bounds Google does not document (``limits.py``, docs/emulator.md): at most
+``MAX_SESSION_TURNS`` turns (``INVALID_ARGUMENT`` naming ``session.turns`` when a request sets
+more, naming ``session`` when an answer would add one to a full session), a turn's query of at
+most ``MAX_QUERY_CHARS`` characters.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grounding_emulator.errors import AlreadyExists, InvalidArgument, NotFound
+from grounding_emulator.limits import MAX_QUERY_CHARS, MAX_SESSION_TURNS
 
 __all__ = [
     "IMMUTABLE_FIELDS",
@@ -41,6 +47,7 @@ __all__ = [
     "Session",
     "SessionStore",
     "Turn",
+    "check_room",
     "check_update_paths",
     "new_id",
 ]
@@ -83,6 +90,26 @@ class Session:
     turns: tuple[Turn, ...] = ()
     end_time: _dt.datetime | None = None
 
+    @property
+    def size(self) -> int:
+        """About the bytes of its ``Session`` message without answer details."""
+        texts = (self.name, self.display_name, self.user_pseudo_id, *self.labels)
+        turns = sum(
+            len(t.query.encode()) + len(t.answer) + len(t.query_id) + 16 for t in self.turns
+        )
+        return turns + sum(map(len, texts)) + 64
+
+
+def check_room(session: Session, field: str = "session") -> None:
+    """Refuse (``INVALID_ARGUMENT`` naming ``field``) a turn more in a session that holds
+    ``MAX_SESSION_TURNS`` already."""
+    if len(session.turns) >= MAX_SESSION_TURNS:
+        raise InvalidArgument(
+            f"{field}: the session has {len(session.turns)} turns, the most the emulator keeps "
+            f"in one ({MAX_SESSION_TURNS}): start a new session (.../sessions/-)",
+            field=field,
+        )
+
 
 def check_update_paths(
     paths: Iterable[str],
@@ -117,8 +144,25 @@ def _check_state(state: str, field: str) -> None:
         )
 
 
-def _numbered(turns: Iterable[Turn]) -> tuple[Turn, ...]:
-    return tuple(t if t.query_id else dataclasses.replace(t, query_id=new_id()) for t in turns)
+def _numbered(turns: Iterable[Turn], field: str = "session.turns") -> tuple[Turn, ...]:
+    """``turns``, each with a query id, refused past ``MAX_SESSION_TURNS`` or with a query
+    over ``MAX_QUERY_CHARS``."""
+    kept = tuple(turns)
+    if len(kept) > MAX_SESSION_TURNS:
+        raise InvalidArgument(
+            f"{field} has {len(kept)} turns; the emulator keeps at most {MAX_SESSION_TURNS} in a "
+            "session",
+            field=field,
+        )
+    for number, turn in enumerate(kept):
+        if len(turn.query) > MAX_QUERY_CHARS:
+            where = f"{field}[{number}].query.text"
+            raise InvalidArgument(
+                f"{where} has {len(turn.query)} characters; the emulator takes at most "
+                f"{MAX_QUERY_CHARS}",
+                field=where,
+            )
+    return tuple(t if t.query_id else dataclasses.replace(t, query_id=new_id()) for t in kept)
 
 
 class SessionStore:
@@ -206,6 +250,7 @@ class SessionStore:
         serialized ``Answer``."""
         with self._lock:
             session = self.get(key, name)
+            check_room(session)
             turns = (*session.turns, *_numbered([turn]))
             updated = dataclasses.replace(
                 session,

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from grounding_emulator.call_state import check_call
 from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS, chunk_blocks
 from grounding_emulator.corpus.columns import (
     ChunkTable,
@@ -58,6 +59,8 @@ logger = logging.getLogger(__name__)
 # 5: documents and chunks as memory-mapped columns (columns.py), not JSON lines.
 FORMAT_VERSION = 5
 _MASK_CACHE_SIZE = 256
+# Documents a filter is evaluated on between two checks of the call (``call_state``).
+_MASK_BLOCK = 1024
 
 ProgressCallback = Callable[[str, int, int], None]
 """``on_progress(phase, done, total)``: phases ``read``, ``chunk``, ``index``, ``embed``,
@@ -273,9 +276,12 @@ class DataStore:
             if mask is not None:
                 self._masks.move_to_end(key)
                 return mask
-        mask = np.fromiter(
-            (predicate(i) for i in range(len(self.documents))), bool, len(self.documents)
-        )
+        count = len(self.documents)
+        mask = np.empty(count, dtype=bool)
+        for start in range(0, count, _MASK_BLOCK):  # a call no longer wanted stops between blocks
+            check_call("matching documents", start, count)
+            end = min(count, start + _MASK_BLOCK)
+            mask[start:end] = np.fromiter((predicate(i) for i in range(start, end)), bool)
         mask.setflags(write=False)
         with self._lock:
             self._masks[key] = mask

@@ -44,6 +44,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from grounding_emulator.call_state import checked
 from grounding_emulator.corpus.embedding_cache import EmbeddingCache, default_cache_dir, text_key
 from grounding_emulator.corpus.records import Chunk, Document
 from grounding_emulator.corpus.sentences import prose_sentences
@@ -180,7 +181,8 @@ class MiniLmEmbedder:
             return out
         sequences = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
         session = self._passage_session()
-        for batch in length_batches([len(s) for s in sequences]):
+        # A call that is no longer wanted stops between batches (call_state; no-op at ingest).
+        for batch in checked(length_batches([len(s) for s in sequences]), "batch embedded"):
             out[batch] = self._run(session, [sequences[i] for i in batch])
         return out
 

@@ -20,6 +20,8 @@ memory-maps the index as before. bm25s' own builder walks the chunks in Python w
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import logging
 import math
 from array import array
@@ -166,12 +168,13 @@ class PostingsBuilder:
 class ChunkIndex:
     """BM25 over a fixed list of token lists (one per chunk), persisted with ``bm25s``."""
 
-    __slots__ = ("_bm25", "_df", "_size")
+    __slots__ = ("_bm25", "_df", "_size", "_sorted")
 
     def __init__(self, bm25: bm25s.BM25 | None, size: int) -> None:
         self._bm25 = bm25
         self._size = size
         self._df: np.ndarray | None = None
+        self._sorted: list[str] | None = None
         if bm25 is not None:
             indptr = np.asarray(bm25.scores["indptr"])
             self._df = np.diff(indptr)
@@ -221,11 +224,18 @@ class ChunkIndex:
 
     def tokens_with_prefix(self, prefix: str, limit: int) -> list[str]:
         """Up to ``limit`` indexed tokens that start with ``prefix`` (the most frequent first,
-        then alphabetical): one pass over the vocabulary."""
+        then alphabetical): a binary search of the sorted vocabulary (sorted at the first
+        call), then the tokens that share the prefix, not a pass over every token."""
         if self._bm25 is None or self._df is None:
             return []
-        df = self._df
-        found = [(-int(df[i]), t) for t, i in self._bm25.vocab_dict.items() if t.startswith(prefix)]
+        if self._sorted is None:
+            self._sorted = sorted(self._bm25.vocab_dict)  # a race sorts twice, to the same list
+        tokens, vocab, df = self._sorted, self._bm25.vocab_dict, self._df
+        found = []
+        for token in itertools.islice(tokens, bisect.bisect_left(tokens, prefix), None):
+            if not token.startswith(prefix):
+                break
+            found.append((-int(df[vocab[token]]), token))
         return [t for _, t in sorted(found)[:limit]]
 
     def idf(self, tokens: Sequence[str]) -> list[float]:

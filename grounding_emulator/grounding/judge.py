@@ -22,10 +22,11 @@ that is the judge's business.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from grounding_emulator.call_state import check_call
 from grounding_emulator.errors import EmulatorError, JudgeError
 from grounding_emulator.grounding.claims import SegmentKind, split_segments
 
@@ -162,10 +163,25 @@ def judge_name(judge: object) -> str:
     return f"{getattr(named, '__module__', '?')}.{getattr(named, '__qualname__', '?')}"
 
 
+class _CheckedClaims(tuple[Claim, ...]):
+    """The claims of a call, the call checked before each one is handed over."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Claim]:
+        for number, claim in enumerate(super().__iter__(), 1):
+            check_call("claim", number, len(self))
+            yield claim
+
+
 def ask(
     judge: Judge, claims: Sequence[Claim], facts: Sequence[Fact], citation_threshold: float
 ) -> tuple[Verdict, ...]:
     """The judge's verdicts on ``claims``, checked against the Protocol.
+
+    The judge gets the claims as a tuple that checks the call (``call_state.check_call``)
+    before handing over each claim: a call that is no longer wanted stops at the next claim
+    the judge takes, whatever the judge.
 
     A judge that fails, returns something other than one ``Verdict`` per claim, or cites a fact
     the request does not have raises :class:`JudgeError` (``INTERNAL``) naming the judge. An
@@ -173,7 +189,7 @@ def ask(
     """
     name = judge_name(judge)
     try:
-        verdicts: object = judge(claims, facts, citation_threshold)  # checked, not trusted
+        verdicts: object = judge(_CheckedClaims(claims), facts, citation_threshold)
     except EmulatorError:
         raise
     except Exception as exc:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grounding_emulator.call_state import checked
 from grounding_emulator.corpus.embeddings import Embedder
 from grounding_emulator.corpus.tokens import tokenize
 from grounding_emulator.limits import estimate_tokens, truncate_tokens
@@ -58,10 +59,11 @@ def _lexical(query_terms: set[str], title: str, content: str) -> float:
     if not query_terms:
         return 0.0
     content_counts = Counter(tokenize(content))
-    title_terms = set(tokenize(title))
-    in_content = sum(1 for t in query_terms if content_counts[t])
-    in_title = sum(1 for t in query_terms if t in title_terms)
-    frequency = sum(content_counts[t] / (content_counts[t] + _SATURATION) for t in query_terms)
+    # The record's terms are walked, never the query's: a long query costs no more per record.
+    shared = [t for t in content_counts if t in query_terms]
+    in_content = len(shared)
+    in_title = len(query_terms.intersection(tokenize(title)))
+    frequency = sum(content_counts[t] / (content_counts[t] + _SATURATION) for t in shared)
     size = len(query_terms)
     return (_CONTENT * in_content + _TITLE * in_title + _FREQUENCY * frequency) / size
 
@@ -76,11 +78,11 @@ def score_records(
     request's order)."""
     limit = model_tokens(model)
     texts = []
-    for title, content in records:
+    for title, content in checked(records, "record truncated"):
         kept_title = truncate_tokens(title, limit)
         texts.append((kept_title, truncate_tokens(content, limit - estimate_tokens(kept_title))))
     query_terms = set(tokenize(query))
-    scores = [_lexical(query_terms, title, content) for title, content in texts]
+    scores = [_lexical(query_terms, t, c) for t, c in checked(texts, "record scored")]
     if embedder is not None and texts:
         vectors = embedder.embed_passages([f"{t}\n{c}".strip() for t, c in texts])
         similarity = np.clip(vectors @ embedder.embed_query(query), 0.0, 1.0)

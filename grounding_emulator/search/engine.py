@@ -74,6 +74,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from grounding_emulator.call_state import check_call, checked
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.records import Chunk, Document, data_source_of
 from grounding_emulator.corpus.schema import parse_moment
@@ -495,6 +496,7 @@ def _boost_factors(store: DataStore, params: SearchParams) -> np.ndarray | None:
         return None
     factors = np.ones(len(store.documents), dtype=np.float32)
     for number, boost in enumerate(params.boosts):
+        check_call("boost condition", number + 1, len(params.boosts))
         field = f"boost_spec.condition_boost_specs[{number}].condition"
         if boost.condition.strip() == _EVERY_DOCUMENT:
             mask: np.ndarray | None = np.ones(len(store.documents), dtype=bool)
@@ -574,10 +576,11 @@ def _scores(
 
 
 def _expansion(store: DataStore, tokens: list[str]) -> list[str]:
-    """The tokens query expansion adds (see the module docstring)."""
+    """The tokens query expansion adds (see the module docstring). A repeated query token is
+    widened once: its second pass could add nothing the first did not."""
     added: list[str] = []
     seen = set(tokens)
-    for token in tokens:
+    for token in checked(dict.fromkeys(tokens), "query term widened"):
         if len(token) < _MIN_EXPANDED_PREFIX:
             continue
         prefix = token[: max(_MIN_EXPANDED_PREFIX, len(token) - 2)]
@@ -624,6 +627,7 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
     tokens = tokenize(query)
     eligible = document_mask[owner] if document_mask is not None else None
     threshold = RELEVANCE_THRESHOLDS.get(params.relevance_threshold, 0.0)
+    check_call("scoring the query")
     scores = _scores(store, query, tokens, eligible, threshold)
     chunk_boost = boosts[owner] if boosts is not None else np.ones(size, dtype=np.float32)
     ranking = (scores.relevance if query.strip() else np.ones(size, np.float32)) * chunk_boost
@@ -637,6 +641,7 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
         counted = _scores(store, query, tokens, canonical_mask[owner], threshold)
     if expands and _match_count(store, counted.candidate, documents_mode) < page_size:
         extra = _expansion(store, tokens)
+        check_call("scoring the widened query")
         wider = _scores(store, query, tokens + extra, eligible, threshold) if extra else scores
         if bool((wider.candidate & ~scores.candidate).any()):
             expanded = True
@@ -649,6 +654,7 @@ def search(store: DataStore, params: SearchParams) -> SearchPage:
                 # Above every expanded result, in their own order.
                 ranking = np.where(exact, ranking + float(ranking.max()) + 1.0, ranking)
     candidate = scores.candidate
+    check_call("ranking the results")
     if params.rerank_top and query.strip():
         first = _ordered(np.flatnonzero(candidate), ranking, params.rerank_top, [], None)
         ranking = rerank(store, query, first, ranking, pin_mask)

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from grounding_emulator.call_state import checked
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument, excerpt
 from grounding_emulator.limits import (
@@ -203,5 +204,5 @@ def count_facets(
     """The facets of ``requests`` over the matching ``documents`` (indexes into the store)."""
     return tuple(
         _count_one(store, documents, request, f"facet_specs[{number}]")
-        for number, request in enumerate(requests)
+        for number, request in enumerate(checked(requests, "facet spec"))
     )

@@ -29,6 +29,7 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass
 
+from grounding_emulator.call_state import checked
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.corpus.tokens import tokenize
 
@@ -124,14 +125,16 @@ def correct_query(store: DataStore, query: str) -> str | None:
     """The corrected query (each misspelt word replaced by its correction, the rest unchanged),
     or ``None`` when no word needed or found a correction."""
     text = unicodedata.normalize("NFKC", query)
-    flagged = [m for m in _WORD.finditer(text) if _misspelt(m[0].casefold(), store)]
-    if not flagged:
+    words = dict.fromkeys(m[0].casefold() for m in _WORD.finditer(text))  # each word looked up once
+    misspelt = [w for w in checked(words, "query word spell-checked") if _misspelt(w, store)]
+    if not misspelt:
         return None
     vocabulary = _vocabulary(store)
+    corrections = {w: _correction(w, vocabulary) for w in checked(misspelt, "query word corrected")}
     parts: list[str] = []
     position = 0
-    for match in flagged:
-        correction = _correction(match[0].casefold(), vocabulary)
+    for match in _WORD.finditer(text):
+        correction = corrections.get(match[0].casefold())
         if correction is not None:
             parts.append(text[position : match.start()])
             parts.append(correction)

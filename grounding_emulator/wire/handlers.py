@@ -7,14 +7,17 @@ Requests arrive as bytes and are parsed inside the handler, so that a garbage me
 ``INVALID_ARGUMENT`` (gRPC's own deserializer hook would answer ``INTERNAL``), and so does one
 over the request size limit, with the text Google's API front end answers an oversized request
 with ("Request payload size exceeds the limit: N bytes."; Google documents no size for these
-APIs). Errors are classified once, here: an ``EmulatorError`` becomes the status its ``code``
-names; a ``RecursionError`` is input nested deeper than a reader measured (``INVALID_ARGUMENT``:
-the input caused it, and a retry cannot succeed); anything else is the emulator's own bug,
-``INTERNAL``. A server-streaming method builds all its responses before the first is sent, so
-that every error is a status with no partial stream before it. A bidirectional method serves
-each request of the client's stream as one call (size check, fault, servicer) and sends its
-responses before reading the next; an error ends the stream with its status. Every status
-message is bounded (:func:`status_message`), so that no error text outgrows gRPC's header
+APIs); so does an enum number the request's proto does not define (``enum_values.py``). The
+servicer runs inside ``call_state.serving``: a call whose deadline passed, or that was
+cancelled, before or during its work stops at the next check with ``DEADLINE_EXCEEDED`` or
+``CANCELLED``. Errors are classified once, here: an ``EmulatorError`` becomes the status its
+``code`` names; a ``RecursionError`` is input nested deeper than a reader measured
+(``INVALID_ARGUMENT``: the input caused it, and a retry cannot succeed); anything else is the
+emulator's own bug, ``INTERNAL``. A server-streaming method builds all its responses before the
+first is sent, so that every error is a status with no partial stream before it. A bidirectional
+method serves each request of the client's stream as one call (size check, fault, servicer) and
+sends its responses before reading the next; an error ends the stream with its status. Every
+status message is bounded (:func:`status_message`), so that no error text outgrows gRPC's header
 limit and reaches the client as ``RESOURCE_EXHAUSTED``.
 """
 
@@ -29,9 +32,10 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
+from grounding_emulator.call_state import CallContext, check_call, serving
 from grounding_emulator.errors import EmulatorError
-from grounding_emulator.wire.call_state import CallContext, serving
 from grounding_emulator.wire.drain import CallGate
+from grounding_emulator.wire.enum_values import check_enum_values
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.servicers.registry import Method
 
@@ -127,7 +131,9 @@ def serve_call(
     type_name = method.request_type.DESCRIPTOR.full_name
     try:
         request = parse()
+        check_enum_values(request)  # an undefined enum number: INVALID_ARGUMENT naming it
         with serving(context):  # a cancelled or expired call stops its work (call_state.py)
+            check_call("the start of its work")  # e.g. its deadline passed while it waited
             response = method.call(request)
             return list(response) if method.streaming else response
     except Refused:
@@ -152,8 +158,8 @@ def serve_call(
 def _wait(context: grpc.ServicerContext, seconds: float) -> None:
     """Sleep ``seconds``, waking early if the client cancels or its deadline passes."""
     done = threading.Event()
-    context.add_callback(done.set)
-    done.wait(seconds)
+    if context.add_callback(done.set):  # False: the call has already ended, nothing to wait for
+        done.wait(seconds)
 
 
 _Reply = bytes | Iterator[bytes]  # one response, or a stream's responses

@@ -30,6 +30,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from grounding_emulator import call_state
 from grounding_emulator.grounding.judge import Claim, Fact, claims_of, support_score
 from grounding_emulator.grounding.lexical.checkworthiness import needs_grounding_check
 from grounding_emulator.grounding.lexical.entailment import (
@@ -148,7 +151,8 @@ def check_claims(
     text unless given."""
     analyzer = Analyzer(language or guess_language(" ".join(c.text for c in claims)))
     premises = [
-        _premise(analyzer.language, fact.text, fact.attributes.get("title", "")) for fact in facts
+        _premise(analyzer.language, fact.text, fact.attributes.get("title", ""))
+        for fact in call_state.checked(facts, "fact prepared")
     ]
     analyzed = [analyzer.analyze(_without_hedge(c.text), claim=True) for c in claims]
     votes: Counter[str] = Counter()
@@ -216,18 +220,23 @@ def _cite(
 def _score_fact(
     claim: ClaimProfile, premise: Premise, analyzer: Analyzer
 ) -> tuple[Entailment, int]:
-    """The best window of ``premise`` for ``claim``: its verdict and index."""
-    weights = claim.weights.items()
+    """The best window of ``premise`` for ``claim``: its verdict and index.
+
+    The windows are ranked by the claim weight each holds (its own keys and the fact's topic
+    keys), best first, ties in window order. Each key adds its weight to the windows that hold
+    it (``Premise.windows_with``; a topic key to all), in claim order: the sums, and so the
+    ranking, are those of summing each window's keys one window at a time, at the cost of the
+    claim's keys, not of every window times every key."""
     topic = premise.topic_keys
-    ranked = sorted(
-        (
-            (-sum(w for k, w in weights if k in keys or k in topic), window)
-            for window, keys in enumerate(premise.window_keys)
-        )
-    )
+    held = np.zeros(len(premise.window_keys))
+    for key, weight in claim.weights.items():
+        if key in topic:
+            held += weight
+        elif key in premise.windows_with:
+            held[premise.windows_with[key]] += weight
     best: tuple[Entailment, int] | None = None
-    for negative, window in ranked[:_WINDOWS_TRIED]:
-        if best is not None and coverage_score(-negative / claim.total) <= best[0].score:
+    for window in np.argsort(-held, kind="stable")[:_WINDOWS_TRIED].tolist():
+        if best is not None and coverage_score(float(held[window]) / claim.total) <= best[0].score:
             break
         verdict = entail(claim, [(premise, window)], analyzer)
         if best is None or verdict.score > best[0].score:

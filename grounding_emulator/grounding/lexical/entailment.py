@@ -36,9 +36,12 @@ engine tries that only when no single fact suffices.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from grounding_emulator.grounding.lexical import lexicon
 from grounding_emulator.grounding.lexical.text_features import (
@@ -46,6 +49,7 @@ from grounding_emulator.grounding.lexical.text_features import (
     WEIGHT_LIGHT,
     Analyzer,
     NegationScope,
+    Quantity,
     TextFeatures,
     TokenKind,
 )
@@ -74,12 +78,15 @@ _THAN = lexicon.THAN_WORDS
 
 @dataclass(frozen=True, slots=True)
 class Premise:
-    """A fact prepared once per request: its features, sentence windows and topic keys."""
+    """A fact prepared once per request: its features, sentence windows (their keys, and for
+    each key the windows that hold it, in window order) and topic keys."""
 
     features: TextFeatures
     keys: frozenset[str]
     window_keys: tuple[frozenset[str], ...]
+    windows_with: Mapping[str, np.ndarray]
     window_ranges: tuple[tuple[int, int], ...]
+    quantity_positions: tuple[int, ...]
     topic_keys: frozenset[str]
     topic_end: int
     negated_positions: frozenset[int]
@@ -128,6 +135,10 @@ def prepare_premise(analyzer: Analyzer, text: str, title: str = "") -> Premise:
     topic_keys = per_sentence[0] | title_keys | _acronyms(text)
     starts = range(max(1, count - WINDOW_SENTENCES + 1))
     window_keys = tuple(frozenset().union(*per_sentence[i : i + WINDOW_SENTENCES]) for i in starts)
+    windows_with: dict[str, list[int]] = {}  # key -> the windows holding it, in window order
+    for window, keys in enumerate(window_keys):
+        for key in keys:
+            windows_with.setdefault(key, []).append(window)
     window_ranges = tuple((bounds[i], bounds[min(count, i + WINDOW_SENTENCES)]) for i in starts)
     negated = frozenset(p for scope in features.negations for p in scope.positions)
     by_prefix: dict[str, set[str]] = {}
@@ -138,7 +149,9 @@ def prepare_premise(analyzer: Analyzer, text: str, title: str = "") -> Premise:
         features=features,
         keys=features.all_keys | features.aliases.keys() | title_keys,
         window_keys=window_keys,
+        windows_with={k: np.array(v, dtype=np.intp) for k, v in windows_with.items()},
         window_ranges=window_ranges,
+        quantity_positions=tuple(q.position for q in features.quantities),
         topic_keys=topic_keys,
         topic_end=bounds[1],
         negated_positions=negated,
@@ -192,6 +205,17 @@ class _Part:
 
     def in_range(self, position: int) -> bool:
         return self.lo <= position < self.hi or position < self.premise.topic_end
+
+    def quantities(self) -> tuple[Quantity, ...]:
+        """The premise's quantities in range, in position order: found by binary search (a
+        fact's quantities are in position order), not by testing each."""
+        quantities = self.premise.features.quantities
+        at = self.premise.quantity_positions
+        head = bisect.bisect_left(at, self.premise.topic_end)
+        lo, hi = bisect.bisect_left(at, self.lo), bisect.bisect_left(at, self.hi)
+        if lo <= head:
+            return quantities[: max(head, hi)]
+        return quantities[:head] + quantities[lo:hi]
 
 
 def _positions(part: _Part, key: str) -> list[int]:
@@ -337,17 +361,13 @@ def _same_unit(claim: str, fact: str | None) -> bool:
 
 def _number_problems(claim: ClaimProfile, views: Sequence[_Part], keys: set[str]) -> list[str]:
     problems = []
+    fact_quantities: dict[tuple[int, int], Quantity] | None = None
     for quantity in claim.features.quantities:
         found = [(view, p) for view in views for p in _positions(view, quantity.key)]
         if not found:
             continue  # reported as a missing anchor
-        # positions are per fact: two facts of a joint premise are told apart by their view
-        fact_quantities = {
-            (id(view), q.position): q
-            for view in views
-            for q in view.premise.features.quantities
-            if view.in_range(q.position)
-        }
+        if fact_quantities is None:  # positions are per fact: a joint premise's views apart
+            fact_quantities = {(id(v), q.position): q for v in views for q in v.quantities()}
         matches = [fact_quantities.get((id(view), p)) for view, p in found]
         if quantity.unit is not None:
             units = {q.unit if q is not None else None for q in matches}
@@ -370,8 +390,7 @@ def _number_problems(claim: ClaimProfile, views: Sequence[_Part], keys: set[str]
             other = any(
                 fact.key != quantity.key and abs(fact.position - q) <= BINDING_DISTANCE
                 for view, q in nouns
-                for fact in view.premise.features.quantities
-                if view.in_range(fact.position)
+                for fact in view.quantities()
             )
             if not near and other:  # the fact gives the noun another number
                 problems.append(f"{quantity.key} is not said of {attached!r}")

@@ -53,6 +53,7 @@ from grounding_emulator.answer.conversations import (
     UPDATABLE_FIELDS,
     Conversation,
     check_conversation_paths,
+    check_room,
 )
 from grounding_emulator.answer.rephrase import rephrase
 from grounding_emulator.answer.sessions import new_id
@@ -79,7 +80,7 @@ from grounding_emulator.wire.names import (
     parse_session_parent,
 )
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
-from grounding_emulator.wire.servicers.request_specs import boosts
+from grounding_emulator.wire.servicers.request_specs import boosts, check_query
 
 __all__ = ["ConversationServicer"]
 
@@ -165,6 +166,7 @@ class ConversationServicer(Servicer):
     def converse_conversation(self, request: Any) -> Any:
         """``ConverseConversation``: one turn of a multi-turn search (module docstring)."""
         name = parse_conversation_name(request.name, allow_new=True)
+        check_query(request.query.input, "query.input")
         if not request.query.input.strip():
             raise InvalidArgument(
                 "query.input is required: the user's text for this turn", field="query.input"
@@ -181,6 +183,9 @@ class ConversationServicer(Servicer):
         else:
             fields = conversation_fields(request.conversation, UPDATABLE_FIELDS, now)
             history = tuple(m.user_input for m in fields["messages"] if m.user_input is not None)
+        # Refused before the search: the turn's two messages (input, reply) must fit.
+        held = len(conversation.messages) if conversation else len(fields["messages"])
+        check_room(held, 2, "name" if conversation else "conversation.messages")
 
         query = rephrase(request.query.input, history, MAX_REPHRASE_STEPS)
         params = SearchParams(

@@ -44,10 +44,9 @@ from typing import Any
 from google.cloud import discoveryengine_v1 as de
 
 from grounding_emulator.answer.engine import AnswerParams, GeneratedAnswer, generate_answer
-from grounding_emulator.answer.sessions import Session, Turn, new_id
+from grounding_emulator.answer.sessions import Session, Turn, check_room, new_id
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument, excerpt
-from grounding_emulator.wire.call_state import watched
 from grounding_emulator.wire.messages import (
     ChunkNames,
     discovery_answer_response,
@@ -65,6 +64,7 @@ from grounding_emulator.wire.names import (
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
 from grounding_emulator.wire.servicers.request_specs import (
     boosts,
+    check_query,
     check_user_pseudo_id,
     data_store_specs,
     search_result_mode,
@@ -107,7 +107,7 @@ def _params(
         search_params.data_store_specs, data_store, f"{_SEARCH_PARAMS}.data_store_specs"
     )
     return AnswerParams(
-        query=request.query.text,
+        query=check_query(request.query.text, "query.text"),
         max_return_results=search_params.max_return_results,
         filter=search_params.filter,
         order_by=search_params.order_by,
@@ -191,6 +191,7 @@ class ConversationalSearchServicer(Servicer):
         session: Session | None = None
         if session_name is not None and session_name.session != "-":
             session = self.backend.sessions.get(session_name.key, request.session)
+            check_room(session)  # refused before the work: a full session takes no more turns
         history = tuple(t.query for t in session.turns) if session else ()
         answer = generate_answer(
             data_store,
@@ -201,7 +202,7 @@ class ConversationalSearchServicer(Servicer):
                 streaming=streaming,
                 rerank_top=self.backend.rerank_search,
             ),
-            watched(self.backend.judge),
+            self.backend.judge,
         )
 
         now = _dt.datetime.now(_dt.timezone.utc)

@@ -16,7 +16,6 @@ from grounding_emulator.limits import (
     MAX_DEVELOPER_KNOWLEDGE_TEXT,
 )
 from grounding_emulator.search.engine import SearchParams, search
-from grounding_emulator.wire.call_state import watched
 from grounding_emulator.wire.messages import (
     developer_answer_response,
     developer_batch_response,
@@ -121,6 +120,6 @@ class DeveloperKnowledgeServicer(Servicer):
                 query_field="query",
                 filter_field="filter",
             ),
-            watched(self.backend.judge),
+            self.backend.judge,
         )
         return developer_answer_response(answer)

@@ -41,7 +41,6 @@ from grounding_emulator.grounding.check import run_check
 from grounding_emulator.grounding.judge import Fact
 from grounding_emulator.limits import MAX_FACT_CHARS, MAX_FACTS, MAX_SEARCH_SOURCE_RESULTS
 from grounding_emulator.search.engine import SearchParams, search
-from grounding_emulator.wire.call_state import watched
 from grounding_emulator.wire.labels import check_labels
 from grounding_emulator.wire.messages import ChunkNames, check_grounding_response
 from grounding_emulator.wire.messages.generation import (
@@ -123,8 +122,7 @@ class GroundedGenerationServicer(Servicer):
         facts = [Fact(f.fact_text, dict(f.attributes)) for f in request.facts]
         spec = request.grounding_spec
         threshold = spec.citation_threshold if spec.HasField("citation_threshold") else None
-        judge = watched(self.backend.judge)
-        checked = run_check(request.answer_candidate, facts, judge, threshold)
+        checked = run_check(request.answer_candidate, facts, self.backend.judge, threshold)
         return check_grounding_response(
             request.answer_candidate,
             facts,
@@ -152,7 +150,7 @@ class GroundedGenerationServicer(Servicer):
         _check_model(request.generation_spec)
         question, history = _conversation(request.contents)
         chunks = self._chunks(request.grounding_spec.grounding_sources, question, history)
-        return grounded_answer(question, history, chunks, watched(self.backend.judge))
+        return grounded_answer(question, history, chunks, self.backend.judge)
 
     def _chunks(self, sources: Any, question: str, history: list[str]) -> list[GroundingChunk]:
         """The grounding chunks of every source, in request order (refusing what the emulator

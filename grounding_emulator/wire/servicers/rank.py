@@ -30,6 +30,7 @@ from grounding_emulator.rank.scorer import score_records
 from grounding_emulator.wire.labels import check_labels
 from grounding_emulator.wire.names import parse_ranking_config
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
+from grounding_emulator.wire.servicers.request_specs import check_query
 
 __all__ = ["RankServicer"]
 
@@ -39,6 +40,7 @@ _MODEL = re.compile(r"^semantic-ranker-[a-z0-9]+(?:-[0-9]{3})?(?:@latest)?$")
 
 def _check(request: Any) -> str:
     """The model of a valid request; ``INVALID_ARGUMENT`` naming the field otherwise."""
+    check_query(request.query, "query")
     if not request.query.strip():
         raise InvalidArgument(
             "query is empty: give the query to rank the records by", field="query"

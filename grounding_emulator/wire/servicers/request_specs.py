@@ -1,5 +1,6 @@
 """The request parts Search and AnswerQuery share, read into the engines' values: boost specs
-(with their boost control specs), data store specs, the search result mode, ``user_pseudo_id``.
+(with their boost control specs), data store specs, the search result mode, ``user_pseudo_id``,
+the query's length (which Rank and ConverseConversation check too).
 
 Each reader takes the request field it reads from (``SearchRequest`` and
 ``AnswerQueryRequest.search_spec.search_params`` hold the same specs), so that errors name it.
@@ -16,10 +17,16 @@ from google.cloud import discoveryengine_v1 as de
 
 from grounding_emulator.corpus.datastore import DataStore
 from grounding_emulator.errors import InvalidArgument, excerpt
-from grounding_emulator.limits import MAX_USER_PSEUDO_ID
+from grounding_emulator.limits import MAX_BOOST_SPECS, MAX_QUERY_CHARS, MAX_USER_PSEUDO_ID
 from grounding_emulator.search.engine import AttributeType, BoostControl, ConditionBoost, Mode
 
-__all__ = ["boosts", "check_user_pseudo_id", "data_store_specs", "search_result_mode"]
+__all__ = [
+    "boosts",
+    "check_query",
+    "check_user_pseudo_id",
+    "data_store_specs",
+    "search_result_mode",
+]
 
 _Mode = de.SearchRequest.pb().ContentSearchSpec.SearchResultMode
 _Control = de.SearchRequest.pb().BoostSpec.ConditionBoostSpec.BoostControlSpec
@@ -115,7 +122,15 @@ def _control(spec: Any, field: str) -> BoostControl:
 
 def boosts(boost_spec: Any, field: str = "boost_spec") -> tuple[ConditionBoost, ...]:
     """A ``SearchRequest.BoostSpec``'s condition boosts (``field``: where it is in the
-    request)."""
+    request): "Maximum number of specifications is 20" (``condition_boost_specs``,
+    https://cloud.google.com/python/docs/reference/discoveryengine/latest/google.cloud.discoveryengine_v1.types.SearchRequest.BoostSpec)."""
+    count = len(boost_spec.condition_boost_specs)
+    if count > MAX_BOOST_SPECS:
+        raise InvalidArgument(
+            f"{field}.condition_boost_specs has {count} specifications; at most "
+            f"{MAX_BOOST_SPECS} are allowed: combine conditions with OR, or drop the weakest",
+            field=f"{field}.condition_boost_specs",
+        )
     return tuple(
         ConditionBoost(
             spec.condition,
@@ -172,6 +187,22 @@ def search_result_mode(value: int, field: str) -> Mode:
     if value == _Mode.CHUNKS:
         return "chunks"
     raise InvalidArgument(f"{field} {value} is not a search result mode", field=field)
+
+
+def check_query(text: str, field: str) -> str:
+    """``text``, a query (Search's ``query``, AnswerQuery's ``query.text``, Rank's ``query``,
+    ConverseConversation's ``query.input``, a session turn's ``query.text``), refused with
+    ``INVALID_ARGUMENT`` over ``MAX_QUERY_CHARS``: Google documents no length
+    (``SearchRequest.query``: "Raw search query"; ``RankRequest.query``: "The query to use",
+    https://cloud.google.com/generative-ai-app-builder/docs/reference/rest/v1/projects.locations.rankingConfigs/rank);
+    the bound is the emulator's (docs/emulator.md), checked before any work."""
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidArgument(
+            f"{field} has {len(text)} characters; the emulator takes at most {MAX_QUERY_CHARS} "
+            "(Google documents no bound): shorten it to the question itself",
+            field=field,
+        )
+    return text
 
 
 def check_user_pseudo_id(value: str) -> None:

@@ -22,6 +22,7 @@ from grounding_emulator.wire.names import (
 from grounding_emulator.wire.servicers.registry import Servicer, discovery_engine, rpc
 from grounding_emulator.wire.servicers.request_specs import (
     boosts,
+    check_query,
     check_user_pseudo_id,
     data_store_specs,
     search_result_mode,
@@ -161,7 +162,7 @@ class SearchServicer(Servicer):
         extractive = spec.extractive_content_spec
         expansion = request.query_expansion_spec
         params = SearchParams(
-            query=request.query,
+            query=check_query(request.query, "query"),
             page_size=request.page_size,
             page_token=request.page_token,
             offset=request.offset,

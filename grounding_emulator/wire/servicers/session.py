@@ -11,6 +11,17 @@ collection (``Session.name``: "Immutable. Fully qualified name
 ``projects/{project}/locations/global/collections/{collection}/engines/{engine}/sessions/*``"):
 a collection-less data store's is ``default_collection``. What each field does is in
 ``answer/sessions.py`` and ``answer/session_listing.py``.
+
+A session only ever reads answers of its own project, location and data store or engine: a
+turn that CreateSession or UpdateSession is given names an answer of the session's parent, or
+is ``INVALID_ARGUMENT`` naming ``session.turns[i].answer`` (``Session.Turn.answer``: "The
+resource name of the answer to the user query"; Google does not say what it does with another
+parent's: the emulator refuses it, as AnswerQuery refuses a session of another serving config);
+GetSession fills ``detailed_answer`` from answers of its parent only. Bounds (docs/emulator.md):
+the turns and their queries (``answer/sessions.py``); GetSession with
+``include_answer_details`` over ``MAX_RESPONSE_BYTES`` is ``INVALID_ARGUMENT`` naming
+``include_answer_details`` (read the answers with GetAnswer); a ListSessions page ends early,
+with its token, before the session that would take it over.
 """
 
 from __future__ import annotations
@@ -24,13 +35,17 @@ from google.protobuf import empty_pb2
 from grounding_emulator.answer.session_listing import list_sessions
 from grounding_emulator.answer.sessions import (
     UPDATABLE_FIELDS,
+    Session,
     Turn,
     check_update_paths,
     new_id,
 )
 from grounding_emulator.errors import InvalidArgument, NotFound, excerpt
+from grounding_emulator.limits import MAX_RESPONSE_BYTES
 from grounding_emulator.wire.messages.session import session_fields, session_message
 from grounding_emulator.wire.names import (
+    AnswerName,
+    ParentName,
     parse_answer_name,
     parse_session_name,
     parse_session_parent,
@@ -44,6 +59,36 @@ _ListSessionsResponse = de.ListSessionsResponse.pb()
 
 def _now() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
+
+
+def _own_answers(fields: dict[str, Any], parent: ParentName) -> dict[str, Any]:
+    """``fields``, once every turn's answer (when set) is an answer of ``parent``; else
+    ``INVALID_ARGUMENT`` naming the turn (module docstring)."""
+    for number, turn in enumerate(fields.get("turns", ())):
+        if not turn.answer:
+            continue
+        where = f"session.turns[{number}].answer"
+        wrong = (
+            f"{where} {excerpt(turn.answer)} is not an answer of {excerpt(parent.path)}: a "
+            "session's turns name answers of its own data store or engine "
+            f"({parent.path}/sessions/{{session}}/answers/{{answer}}), or none"
+        )
+        try:
+            answer = parse_answer_name(turn.answer, where)
+        except NotFound as exc:  # a collection the emulator has not: not this parent's either
+            raise InvalidArgument(wrong, field=where) from exc
+        if answer.session.parent.key != parent.key:
+            raise InvalidArgument(wrong, field=where)
+    return fields
+
+
+def _answer_of(turn: Turn, session: Session) -> AnswerName | None:
+    """The answer a stored turn names, when it is one of the session's own parent."""
+    try:
+        answer = parse_answer_name(turn.answer, "turns.answer")
+    except (InvalidArgument, NotFound):
+        return None  # not the name of an answer the emulator can have: nothing to detail
+    return answer if answer.session.parent.key == session.parent else None
 
 
 class SessionServicer(Servicer):
@@ -70,7 +115,7 @@ class SessionServicer(Servicer):
                 )
             session_id = given.session
         name = f"{parent.key}/sessions/{session_id}"
-        fields = session_fields(request.session, UPDATABLE_FIELDS)
+        fields = _own_answers(session_fields(request.session, UPDATABLE_FIELDS), parent)
         if not request.session.state:
             del fields["state"]  # unset: a new session is IN_PROGRESS
         session = self.backend.sessions.create(
@@ -89,16 +134,23 @@ class SessionServicer(Servicer):
         session = self.backend.sessions.get(name.key, request.name)
         if not request.include_answer_details:
             return session_message(session)
-        return session_message(session, detailed_answer=self._stored_answer)
-
-    def _stored_answer(self, turn: Turn) -> bytes | None:
-        """The stored answer a turn names, if the emulator generated it (a turn set by
-        CreateSession or UpdateSession may name any answer)."""
-        try:
-            answer = parse_answer_name(turn.answer, "turns.answer")
-        except (InvalidArgument, NotFound):
-            return None  # not the name of an answer the emulator can have: nothing to detail
-        return self.backend.sessions.find_answer(answer.key)
+        answers: dict[str, bytes] = {}
+        for turn in session.turns:
+            answer = _answer_of(turn, session) if turn.answer else None
+            stored = self.backend.sessions.find_answer(answer.key) if answer else None
+            if stored is not None:
+                answers[turn.answer] = stored
+        size = session.size + sum(
+            len(answers[t.answer]) for t in session.turns if t.answer in answers
+        )
+        if size > MAX_RESPONSE_BYTES:
+            raise InvalidArgument(
+                f"include_answer_details: the session with its {len(answers)} answers takes "
+                f"about {size} bytes, over the emulator's response bound of {MAX_RESPONSE_BYTES}: "
+                "get it without include_answer_details and read its answers with GetAnswer",
+                field="include_answer_details",
+            )
+        return session_message(session, detailed_answer=lambda turn: answers.get(turn.answer))
 
     @rpc("ListSessions", de.ListSessionsRequest.pb())
     def list_sessions(self, request: Any) -> Any:
@@ -123,9 +175,8 @@ class SessionServicer(Servicer):
         empty; ``name`` and the output-only times are refused)."""
         name = parse_session_name(request.session.name, "session.name")
         paths = check_update_paths(request.update_mask.paths)
-        session = self.backend.sessions.update(
-            name.key, request.session.name, session_fields(request.session, paths), _now()
-        )
+        fields = _own_answers(session_fields(request.session, paths), name.parent)
+        session = self.backend.sessions.update(name.key, request.session.name, fields, _now())
         return session_message(session)
 
     @rpc("DeleteSession", de.DeleteSessionRequest.pb())
