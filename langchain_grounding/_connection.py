@@ -30,6 +30,7 @@ from grounding_core import (
 )
 
 from ._arguments import StrictArguments
+from ._serialization import Serialized
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["DeveloperKnowledgeSettings", "DiscoveryEngineSettings"]
 
 
-class _Settings(StrictArguments):
+class _Settings(Serialized, StrictArguments):
     """Where calls go (Google Cloud or an emulator) and their timeout and retry."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.load import Serializable
 from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
@@ -27,7 +28,7 @@ RANK_SCORE_KEY = "rank_score"
 langchain-google-community's ``VertexAIRank`` puts it, in place of the search's)."""
 
 
-class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
+class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor, Serializable):
     """Reranks documents with Google's Ranking API (``RankService.Rank``): use it in a
     ``ContextualCompressionRetriever`` after a retriever, to put the best chunk first.
 

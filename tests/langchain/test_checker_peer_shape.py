@@ -4,7 +4,12 @@ alone, the documents in ``config["configurable"]["documents"]``, the peer's
 
 from __future__ import annotations
 
+import copy
+import pickle
+
+import grpc
 import pytest
+from google.cloud import discoveryengine_v1alpha
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage
@@ -209,3 +214,31 @@ def test_the_answer_with_citations_in_an_aimessage_dict(checker):
     assert out["grounding"].answer_with_citations == MARKED
     # Not in the metadata: it is the answer again, derived from the claims' spans.
     assert "answer_with_citations" not in out["answer"].response_metadata["grounding"]
+
+
+def peers_client(emulator):
+    """The peer's own client, as its tests build it: discoveryengine_v1alpha's."""
+    cls = discoveryengine_v1alpha.GroundedGenerationServiceClient
+    channel = grpc.insecure_channel(emulator.address)
+    return cls(transport=cls.get_transport_class("grpc")(channel=channel))
+
+
+async def test_a_google_client_of_the_peers_version_is_called(emulator):
+    client = peers_client(emulator)
+    # No emulator_host: only the given client reaches the emulator.
+    checker = GroundingChecker(project_id=PROJECT, client=client)
+    peer_style = checker.with_config(configurable={"documents": DOCS})
+    assert_response(peer_style.invoke(ANSWER))
+    assert_response(await peer_style.ainvoke(ANSWER))
+    assert checker.check(ANSWER, DOCS).support_score == pytest.approx(2 / 3)
+
+
+def test_a_copy_shares_the_given_client_and_a_pickle_names_it(emulator):
+    client = peers_client(emulator)
+    checker = GroundingChecker(project_id=PROJECT, client=client)
+    copied = copy.deepcopy(checker)
+    assert copied.client is client
+    assert_response(copied.with_config(configurable={"documents": DOCS}).invoke(ANSWER))
+    with pytest.raises(ConfigurationError, match=r"^client \(GroundedGenerationServiceClient\) "):
+        pickle.dumps(checker)
+    assert "client" not in repr(checker)
