@@ -338,7 +338,7 @@ _engine_data_type = _enum(
     {0: ("documents", "unstructured data"), 1: ("documents", "structured data")}
     | {2: ("documents", "website data")},
     "here each is search_mode='documents', with document_text='extractive_segments', "
-    "'struct_data' or 'snippets'",
+    "'struct_json' or 'snippets'",
 )
 
 
@@ -409,6 +409,7 @@ def _summary_spec(value: Any) -> dict[str, Any]:
 # -- the tables ----------------------------------------------------------------------------
 
 _RETRIEVER = "VertexAISearchRetriever"
+_MULTI_TURN = "VertexAIMultiTurnSearchRetriever"
 _CHECKER = "VertexAICheckGroundingWrapper"
 _SUMMARY = "VertexAISearchSummaryTool"
 _RANK = "VertexAIRank"
@@ -563,6 +564,45 @@ PEER_RETRIEVER_ARGUMENTS = PeerTable(
 )
 """LangChain's ``DiscoveryEngineRetriever``: langchain-google-community's
 ``VertexAISearchRetriever`` names (its same-named options need nothing)."""
+
+def _multi_turn_data_type(name: str) -> Convert:
+    """The multi-turn peer's ``engine_data_type``: 0 and 2 search alike here, 1 is refused."""
+
+    def convert(value: Any) -> dict[str, Any]:
+        _engine_data_type(value)  # 0, 1 or 2, else an InputError
+        if value == 1:
+            raise InputError(
+                f"{name}=1 (structured data): Google's multi-turn search serves unstructured "
+                "and website data (the peer refuses it too); for a structured data store use "
+                "DiscoveryEngineRetriever(search_mode='documents', document_text='struct_json')",
+                field=name,
+            )
+        return {}
+
+    return convert
+
+
+PEER_MULTI_TURN_ARGUMENTS = PeerTable(
+    (
+        _location_id(LANGCHAIN_PEER, _MULTI_TURN),
+        _renamed(_MULTI_TURN, "search_engine_id", "data_store_id"),
+        _dropped(
+            _MULTI_TURN,
+            "engine_data_type",
+            _multi_turn_data_type,
+            "a turn's results carry a snippet and an extractive answer for unstructured and "
+            "website data alike",
+            defaults=(0,),
+        ),
+        _dropped(_MULTI_TURN, "beta", _ignored_flag, _V1_ONLY, defaults=(False,)),
+        _CREDENTIALS_PATH,
+    ),
+    nones=frozenset({"filter"}),
+)
+"""LangChain's ``DiscoveryEngineMultiTurnRetriever``: langchain-google-community's
+``VertexAIMultiTurnSearchRetriever`` names (``conversation_id``, ``project_id``,
+``data_store_id``, ``serving_config_id``, ``credentials`` are the same names)."""
+
 
 PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS = PeerTable(
     (
