@@ -32,9 +32,11 @@ DOCS = [
     Document(page_content=""),
     Document(id="doc-lyon", page_content=LYON, metadata={"title": "Lyon"}),
 ]
-# Lyon (source 2) is cited first: Google's citation_indices would say [0] for it.
+# Lyon (source 2) is cited first: Google's citation_indices say [0] for it (the first cited
+# chunk), our report's markers [2] (the third document given).
 ANSWER = f"{LYON}  {MOON}\n{PARIS}"
 MARKED = f"{LYON}[2]  {MOON}\n{PARIS}[0]"
+PEER_MARKED = f"{LYON}[0]  {MOON}\n{PARIS}[1]"
 
 
 @pytest.fixture
@@ -71,7 +73,7 @@ EXPECTED = CheckGroundingResponse(
         claim(MOON, len(LYON) + 2, []),
         claim(PARIS, len(LYON) + 2 + len(MOON) + 1, [1]),
     ],
-    answer_with_citations=MARKED,
+    answer_with_citations=PEER_MARKED,
 )
 
 
@@ -121,7 +123,7 @@ def test_claim_positions_are_utf8_bytes_as_google_sends_them(checker):
         assert encoded[item["start_pos"] : item["end_pos"]].decode() == item["claim_text"]
     # The second claim starts after "ü" (2 bytes) and "✓" (3 bytes): 3 bytes past its char index.
     assert [c["start_pos"] for c in response.claims] == [0, answer.index(zurich) + 3]
-    assert response.answer_with_citations == f"Zürich ✓ is in Switzerland.[1] {zurich}[0]"
+    assert response.answer_with_citations == f"Zürich ✓ is in Switzerland.[0] {zurich}[1]"
 
 
 async def test_ainvoke_returns_the_peers_response(peer_style):
@@ -140,7 +142,7 @@ def test_batch(peer_style):
 async def test_abatch(peer_style):
     responses = await peer_style.abatch([ANSWER, LYON])
     assert_response(responses[0])
-    assert responses[1].answer_with_citations == f"{LYON}[2]"
+    assert responses[1].answer_with_citations == f"{LYON}[0]"  # the one cited chunk
 
 
 def test_at_the_end_of_a_chain(checker):
@@ -154,7 +156,7 @@ def test_at_the_end_of_a_chain(checker):
     )
     response = chain.invoke("Where is Paris?")
     assert [c["claim_text"] for c in response.claims] == [PARIS, LYON, MOON]
-    assert response.answer_with_citations == f"{PARIS}[0] {LYON}[2] {MOON}"
+    assert response.answer_with_citations == f"{PARIS}[0] {LYON}[1] {MOON}"
     assert [c["citation_indices"] for c in response.claims] == [[0], [1], []]
 
 

@@ -686,24 +686,26 @@ def test_struct_data_text_is_its_sorted_key_value_lines(struct, text):
 
 
 @pytest.mark.parametrize(
-    ("struct", "text"),
+    ("struct", "pieces"),
     [
-        ({"title": "Widget", "price": 12}, '{"price": 12.0, "title": "Widget"}'),
-        ({"n": [1, 2.5], "a": {"b": True}, "z": None}, None),
-        ({"名前": "東京 🚀"}, '{"\\u540d\\u524d": "\\u6771\\u4eac \\ud83d\\ude80"}'),
-        ({}, "{}"),
+        ({"title": "Widget", "price": 12}, ['"price": 12.0', '"title": "Widget"']),
+        ({"n": [1, 2.5], "a": {"b": True}, "z": None}, ['"n": [1.0, 2.5]', '"z": null']),
+        ({"名前": "東京 🚀"}, ['"\\u540d\\u524d": "\\u6771\\u4eac \\ud83d\\ude80"']),
+        ({}, ["{}"]),
     ],
     ids=["numbers-as-floats", "nested", "non-ascii", "empty"],
 )
-def test_struct_json_text_is_the_peers_json_of_the_struct_data(struct, text):
+def test_struct_json_text_is_the_peers_json_of_the_struct_data(struct, pieces):
     result = document(None, struct)
-    # langchain-google-community's and LlamaIndex's text of a structured result.
+    # langchain-google-community's and LlamaIndex's text of a structured result (its keys in
+    # the struct's order on the wire, which is not the same in every process).
     peers = json.dumps(
         MessageToDict(pb(result).document, preserving_proto_field_name=True).get("struct_data", {})
     )
-    assert one(result, "struct_json").content == peers
-    assert text is None or peers == text
-    assert json.loads(peers) == json.loads(json.dumps(struct))
+    text = one(result, "struct_json").content
+    assert text == peers
+    assert all(piece in text for piece in pieces)
+    assert json.loads(text) == json.loads(json.dumps(struct))
 
 
 # -- response-level values ----------------------------------------------------------------------
