@@ -21,15 +21,15 @@ from grounding_emulator import EmulatorServer
 from langchain_grounding import DiscoveryEngineReranker, DiscoveryEngineRetriever
 
 
-def lines_of(documents: list[Document]) -> list[str]:
-    """One line per document: its rank score (when reranked), its search score, its title."""
+def lines_of(documents: list[Document], searched: list[Document]) -> list[str]:
+    """One line per document: its rank score (when reranked), its search score (from the
+    ``searched`` documents: a reranked one's ``relevance_score`` is its rank score), its title."""
+    search_scores = {doc.id: doc.metadata["relevance_score"] for doc in searched}
     lines = []
     for doc in documents:
         rank = doc.metadata.get("rank_score")
         head = f"rank {rank:.2f} · " if rank is not None else ""
-        lines.append(
-            f"  {head}search {doc.metadata['relevance_score']:.2f} · {doc.metadata['title']}"
-        )
+        lines.append(f"  {head}search {search_scores[doc.id]:.2f} · {doc.metadata['title']}")
     return lines
 
 
@@ -48,9 +48,9 @@ def main(question: str) -> str:
         [
             f"Question: {question}",
             f"Search, first 3 of {len(searched)}:",
-            *lines_of(searched[:3]),
+            *lines_of(searched[:3], searched),
             "Reranked, best 3:",
-            *lines_of(best),
+            *lines_of(best, searched),
             f"async gives the same: {[d.id for d in best_async] == [d.id for d in best]}",
         ]
     )

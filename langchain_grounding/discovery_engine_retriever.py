@@ -61,10 +61,12 @@ class DiscoveryEngineRetriever(DiscoveryEngineSettings, ChunkRetriever[Discovery
             data stores: then ``page_content`` is the extractive segments, else the extractive
             answers, else the snippets (for structured data, the struct data as
             ``key: value`` lines); ``document_text`` picks one of them instead (a result
-            without it gets an empty ``page_content``).
-        metadata_layout: ``"default"`` (the schema of docs/metadata.md) or ``"flat"``: also
-            ``metadata["id"]`` = the document id and every top-level ``struct_data`` key at
-            the top level (our keys win on a clash), as langchain-google-community has them.
+            without it gets an empty ``page_content``; ``"struct_json"``: the struct data as
+            the peers' JSON).
+        metadata_layout: ``"default"`` (the schema of docs/metadata.md, ``metadata["id"]``
+            the document id among it) or ``"flat"``: also every top-level ``struct_data`` key
+            and the first extractive segment's neighbours at the top level (our keys win on a
+            clash), as langchain-google-community has them.
         return_snippet, max_extractive_*, spell_correction, query_expansion, facet_specs,
             data_store_specs, ...: the other fields of ``grounding_core.ChunkSearchSpec``
             (each option is a field of its name, with the spec's default and limits)

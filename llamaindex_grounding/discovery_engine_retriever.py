@@ -64,9 +64,10 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
             data stores (then the text is the extractive segments, else the extractive
             answers, else the snippets; ``document_text`` picks one of them instead, and a
             result without it gets an empty text).
-        metadata_layout: ``"default"`` (the schema of docs/metadata.md) or ``"flat"``: also
-            ``metadata["id"]`` = the document id and every top-level ``struct_data`` key at
-            the top level (our keys win on a clash); kept out of the LLM and embedding text.
+        metadata_layout: ``"default"`` (the schema of docs/metadata.md, ``metadata["id"]``
+            the document id among it) or ``"flat"``: also every top-level ``struct_data`` key
+            and the first extractive segment's neighbours at the top level (our keys win on a
+            clash); kept out of the LLM and embedding text.
         return_snippet, max_extractive_*, spell_correction, query_expansion, facet_specs,
             data_store_specs, ...: the other fields of ``grounding_core.ChunkSearchSpec``
             (documents-mode text, query options). The response's own values (corrected query,

@@ -126,6 +126,20 @@ LANGCHAIN = {
     "DiscoveryEngineReranker": Component(
         lambda **kw: lc.DiscoveryEngineReranker(**{"project_id": "p", **kw}), project=True
     ),
+    "DiscoveryEngineMultiTurnRetriever": Component(
+        lambda **kw: lc.DiscoveryEngineMultiTurnRetriever(
+            **{"project_id": "p", "data_store_id": "d", **kw}
+        ),
+        project=True,
+        target=True,
+    ),
+    # Its summary is built from its other keyword arguments: the connection's too.
+    "DiscoveryEngineSummaryTool": Component(
+        lambda **kw: lc.DiscoveryEngineSummaryTool(**{"project_id": "p", "engine_id": "e", **kw}),
+        project=True,
+        target=True,
+        typed="result_count",
+    ),
     "DiscoveryEngineRetriever": Component(
         lambda **kw: lc.DiscoveryEngineRetriever(**{"project_id": "p", "data_store_id": "d", **kw}),
         project=True,
