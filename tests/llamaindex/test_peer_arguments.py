@@ -69,7 +69,8 @@ def test_the_issues_probe(emulator):
     nodes = built.retrieve(QUERY)
     assert len(nodes) == 10
     for node in nodes:
-        assert node.node.node_id.startswith("projects/test-project/locations/eu/")
+        assert node.node.ref_doc_id.startswith("projects/test-project/locations/eu/")
+        assert node.node.node_id == node.node.metadata["document_id"]
         segments = node.node.metadata["derived_struct_data"]["extractive_segments"]
         assert [s["content"] for s in segments] == [node.node.text]
         assert "relevanceScore" in segments[0]
@@ -121,9 +122,10 @@ def test_errors():
     with pytest.raises(InputError, match=r"engine_data_type must be one of 0 .*, got 7") as info:
         DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", engine_data_type=7)
     assert (info.value.field, info.value.limit) == ("engine_data_type", [0, 1, 2])
-    # The LlamaIndex peer's constructor does not take it: still an unknown argument here.
-    with pytest.raises(TypeError, match="unknown argument 'get_extractive_answers'"):
-        DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", get_extractive_answers=True)
+    # The LlamaIndex peer takes it as an attribute only; the constructor takes it here too,
+    # meaning the same (tests/llamaindex/test_option_attributes.py).
+    with pytest.raises(InputError, match="get_extractive_answers must be True or False"):
+        DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", get_extractive_answers=1)
 
 
 @pytest.fixture

@@ -186,8 +186,11 @@ def test_documents_mode(emulator):
     )
     nodes = retriever.retrieve("lighthouse keeper number 72")
     node = nodes[0].node
-    assert node.metadata["document_id"] == "page-07"
-    assert node.node_id == node.metadata["document_name"] == node.ref_doc_id
+    # A document's node id is its document id, as llama-index-retrievers-vertexai-search's
+    # (#21933); the resource name is its document_name and its SOURCE.
+    assert node.node_id == node.metadata["document_id"] == "page-07"
+    assert node.metadata["document_name"] == node.ref_doc_id
+    assert node.ref_doc_id.endswith("/branches/default_branch/documents/page-07")
     assert node.text
 
 
