@@ -4,6 +4,7 @@ the same order, with the same defaults)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
@@ -20,6 +21,7 @@ from typing_extensions import Unpack
 from grounding_core import (
     DEFAULT_LOCATION,
     DEFAULT_RANKING_CONFIG,
+    ConfigurationError,
     DiscoveryEngineConnection,
     DiscoveryEngineRanking,
     InputError,
@@ -129,6 +131,31 @@ class DiscoveryEngineReranker(BaseNodePostprocessor):
     def ranking(self) -> DiscoveryEngineRanking:
         """The core component this postprocessor wraps."""
         return self._ranking
+
+    @property
+    def model(self) -> str | None:
+        """The ranking model (settable, as GoogleRerank's field)."""
+        return self._ranking.spec.model
+
+    @model.setter
+    def model(self, value: str | None) -> None:
+        self._respecify(model=value)
+
+    @property
+    def top_n(self) -> int | None:
+        """How many nodes are kept (settable, as GoogleRerank's field)."""
+        return self._ranking.spec.top_n
+
+    @top_n.setter
+    def top_n(self, value: int | None) -> None:
+        self._respecify(top_n=value)
+
+    def _respecify(self, **changes: Any) -> None:
+        # Checked as the constructor checks it: a bad value raises and changes nothing.
+        try:
+            self._ranking.spec = dataclasses.replace(self._ranking.spec, **changes)
+        except InputError as exc:
+            raise ConfigurationError.of(exc) from exc
 
     def _start(self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None) -> str:
         """The query, once ``ReRankStartEvent`` is sent; GoogleRerank's ``ValueError`` (its

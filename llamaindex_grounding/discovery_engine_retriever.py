@@ -48,7 +48,9 @@ _ATTRIBUTE_ONLY = ("get_extractive_answers", "query_expansion_condition", "spell
 def _peer_table() -> PeerTable:
     """The LlamaIndex peer's names: the core's table, and the names of ``_ATTRIBUTE_ONLY``; with
     ``get_extractive_answers``, its documents' text is their extractive answers (one each),
-    asked for in place of the segments of unstructured data (website data asks for both)."""
+    asked for in place of the segments of unstructured data (website data asks for both). Its
+    documents' metadata is laid out flat (``id`` and the struct data keys at the top, where
+    llama_index #21933's fix puts them)."""
     core = PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS
     core_defaults = typing.cast(PeerDefaults, core.defaults)
     extra = tuple(
@@ -62,12 +64,14 @@ def _peer_table() -> PeerTable:
         kind = peer.get("engine_data_type", 0)
         others = {k: v for k, v in peer.items() if k != "get_extractive_answers"}
         found = core_defaults.values(others, ours)
-        if answers and kind != 1 and found.get("search_mode") == "documents":
+        if found.get("search_mode") != "documents":
+            return found
+        if answers and kind != 1:
             if kind == 0:  # answers only
                 found.pop("max_extractive_segment_count", None)
                 found.pop("return_extractive_segment_score", None)
             found |= {"max_extractive_answer_count": 1, "document_text": "extractive_answers"}
-        return found
+        return found | {"metadata_layout": "flat"}
 
     defaults = dataclasses.replace(core_defaults, values=values)
     return dataclasses.replace(core, arguments=core.arguments + extra, defaults=defaults)

@@ -79,8 +79,9 @@ def test_bad_settings(emulator):
 
 
 def test_googlereranks_defaults(emulator):
-    spec = reranker(emulator).ranking.spec
-    assert (spec.model, spec.top_n) == ("semantic-ranker-default-004", 2)
+    built = reranker(emulator)
+    assert (built.model, built.top_n) == ("semantic-ranker-default-004", 2)
+    assert (built.ranking.spec.model, built.ranking.spec.top_n) == (built.model, built.top_n)
     nodes = [NodeWithScore(node=TextNode(text=f"Open file {i}.")) for i in range(3)]
     assert len(reranker(emulator).postprocess_nodes(nodes, query_str="open a file")) == 2
     assert len(reranker(emulator, top_n=None).postprocess_nodes(nodes, query_str="file")) == 3
@@ -97,6 +98,20 @@ def test_googlereranks_positional_arguments(emulator):
     assert built.ranking.ranking_config == config
     with pytest.raises(TypeError, match="positional"):
         DiscoveryEngineReranker("m", 1, PROJECT, "eu", "c", None, "extra")
+
+
+def test_model_and_top_n_are_settable_as_googlereranks_fields(emulator):
+    built = reranker(emulator)
+    built.top_n, built.model = 1, "semantic-ranker-fast-004"
+    assert (built.ranking.spec.top_n, built.ranking.spec.model) == (1, "semantic-ranker-fast-004")
+    nodes = [NodeWithScore(node=TextNode(text=t)) for t in ("Birds sing.", "Open a file.")]
+    assert len(built.postprocess_nodes(nodes, query_str="open a file")) == 1
+    with pytest.raises(ConfigurationError, match="top_n must be at least 1") as raised:
+        built.top_n = 0
+    with pytest.raises(ConfigurationError) as constructed:
+        reranker(emulator, top_n=0)
+    assert str(raised.value) == str(constructed.value)
+    assert built.top_n == 1
 
 
 @pytest.mark.parametrize("nodes", [[], [NodeWithScore(node=TextNode(text="x"))]], ids=len)

@@ -28,7 +28,7 @@ from benchmarks.emulator_process import EmulatorProcess
 from benchmarks.peer_venvs import LANGCHAIN_PEER, LLAMAINDEX_PEER, PeerEnv, isolated_env
 from tests.migration.guide_apps import FRAMEWORKS, blocks_of
 
-__all__ = ["RECORDING", "app_blocks", "main", "record"]
+__all__ = ["RECORDING", "app_blocks", "main", "record", "run_blocks"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,16 +46,17 @@ def app_blocks(framework: str) -> list[dict[str, Any]]:
     return [{"line": block.line, "code": block.code} for block in blocks]
 
 
-def record(framework: str, address: str) -> dict[str, Any]:
-    """What the peer's app of ``framework`` leaves (``peer_harness.RECORDED``), run on the
-    emulator at ``address``."""
-    env = ENVS[framework]
+def run_blocks(
+    env: PeerEnv, address: str, blocks: list[dict[str, Any]], file: str = "docs/migrating.md"
+) -> dict[str, Any]:
+    """What ``blocks`` (``{"line", "code"}`` of ``file``, run in order in one namespace) leave
+    under ``peer_harness.RECORDED`` names, run by ``env``'s interpreter on the emulator at
+    ``address`` (the virtualenv is created if needed)."""
     python = env.ensure()
-    blocks = app_blocks(framework)
     done = subprocess.run(
         # -W ignore: the peers warn about their own defaults and Python's end of life.
         [str(python), "-W", "ignore", str(HARNESS)],
-        input=json.dumps({"address": address, "blocks": blocks}),
+        input=json.dumps({"address": address, "blocks": blocks, "file": file}),
         capture_output=True,
         text=True,
         env=isolated_env(),
@@ -63,10 +64,19 @@ def record(framework: str, address: str) -> dict[str, Any]:
     )
     if done.returncode != 0:
         raise RuntimeError(f"the {env.name} app failed:\n{done.stderr[-4000:]}")
+    outputs: dict[str, Any] = json.loads(done.stdout)
+    return outputs
+
+
+def record(framework: str, address: str) -> dict[str, Any]:
+    """What the peer's app of ``framework`` leaves (``peer_harness.RECORDED``), run on the
+    emulator at ``address``."""
+    env = ENVS[framework]
+    blocks = app_blocks(framework)
     return {
         "peer": " ".join(env.requirements),
         "blocks": blocks,
-        "outputs": json.loads(done.stdout),
+        "outputs": run_blocks(env, address, blocks),
     }
 
 
