@@ -56,6 +56,7 @@ PRINTS = {
     ),
     ("docs/migrating.md", 'metadata_layout="flat"'): r"with statements statements\n",
     ("docs/migrating.md", "except NotFoundError"): r"NotFound True\n",
+    ("docs/migrating.md", "retriever.document_text ="): r"with with statements\n5 2\n",
     ("docs/llamaindex.md", "DeveloperKnowledgeChatEngine("): (
         r"What does the yield statement do\? and how does it differ from return\?\n"
     ),

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -140,12 +139,13 @@ from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.embeddings import MockEmbedding
 from llama_index.postprocessor.google_rerank import GoogleRerank
 
-# The README, its essay's documents written here, embedded by MockEmbedding.
+# The README, its essay's documents written here (ranked with distinct scores: the index
+# gives them in an order of its own), embedded by MockEmbedding.
 documents = [
     Document(text="Sam Altman was asked to become president of Y Combinator."),
     Document(text="We painted the office and bought a used couch."),
-    Document(text="Sam Altman later ran OpenAI."),
-    Document(text="The essay is about what I worked on before and after college."),
+    Document(text="Altman later ran OpenAI."),
+    Document(text="In this essay Sam Altman did not appear until the end."),
 ]
 index = VectorStoreIndex.from_documents(
     documents=documents, embed_model=MockEmbedding(embed_dim=8)
@@ -237,7 +237,7 @@ def _add_structured_data_store(address: str) -> None:
 @pytest.fixture(scope="module")
 def side_by_side(
     builtin_emulator: EmulatorServer,
-) -> Iterator[dict[str, tuple[dict[str, Any], dict[str, Any], list[str]]]]:
+) -> dict[str, tuple[dict[str, Any], dict[str, Any], list[str]]]:
     """Per app: the peer's ``results`` (plain data), ours (plain data too) and the
     deprecation warnings ours raised."""
     address = builtin_emulator.address
@@ -256,7 +256,7 @@ def side_by_side(
             ours = plain(namespace["results"])
             warned = [str(w.message) for w in caught if w.category is DeprecationWarning]
             runs[name] = (peer, ours, warned)
-    yield runs
+    return runs
 
 
 def _texts(nodes: list[dict[str, Any]]) -> list[str]:
@@ -269,7 +269,9 @@ def test_the_port_changes_the_import_and_the_class_names_only():
     )
     changed = [
         (peer, ours)
-        for peer, ours in zip(RETRIEVER_APP.splitlines(), port(RETRIEVER_APP).splitlines())
+        for peer, ours in zip(
+            RETRIEVER_APP.splitlines(), port(RETRIEVER_APP).splitlines(), strict=True
+        )
         if peer != ours
     ]
     assert changed
