@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import logging
 import os
 import pickle
@@ -32,6 +33,7 @@ from google.api_core import exceptions as core_exceptions
 from google.api_core.client_options import ClientOptions
 from google.auth.credentials import Credentials
 from google.auth.exceptions import DefaultCredentialsError
+from google.protobuf.message import Message
 
 from ._errors import ConfigurationError, ServiceUnavailableError
 from ._settings import (
@@ -380,3 +382,54 @@ class DeveloperKnowledgeConnection(_Connection):
 
     emulator_env_var = DEVELOPERKNOWLEDGE_EMULATOR_HOST
     default_endpoint = "developerknowledge.googleapis.com"
+
+
+class GivenClient:
+    """A Google client the caller built, used for ``method`` in place of the connection's (as
+    langchain-google-community's ``client=``): any API version of Discovery Engine's client
+    (``discoveryengine_v1alpha.RankServiceClient()``), or a stand-in with that method. Our
+    ``v1`` requests go as the message of the same name of its version, its responses are read
+    as ``v1`` (the versions share the field numbers); async calls run its sync method in a
+    worker thread. A client with no such method: ``ConfigurationError`` naming ``field``."""
+
+    def __init__(self, client: Any, method: str, field: str = "client") -> None:
+        if not callable(getattr(client, method, None)):
+            raise ConfigurationError(
+                f"{field} must be a Google client with a {method}() method (e.g. "
+                f"google.cloud.discoveryengine_v1's), got {type(client).__name__}; or leave "
+                "it out, and the connection builds Google's clients (credentials=, "
+                "client_options=, emulator_host=)"
+            )
+        self.client = client
+        self.method = method
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({type(self.client).__name__}.{self.method})"
+
+    def _request(self, request: Any) -> Any:
+        """``request`` (proto-plus, ``discoveryengine_v1``) as the client's version takes it."""
+        # __class__, not type(): a Mock(spec=SomeClient) has its spec's.
+        package, found, _ = self.client.__class__.__module__.partition(".services.")
+        if not found or package == type(request).__module__.partition(".types.")[0]:
+            return request
+        try:
+            message_cls = getattr(importlib.import_module(package), type(request).__name__)
+        except (ImportError, AttributeError):  # not a Google client: it gets ours
+            return request
+        return message_cls.deserialize(type(request).serialize(request))
+
+    def call(self, request: Any, response_type: Any, **kwargs: Any) -> Any:
+        """The client's response to ``request``, as a raw ``response_type`` message."""
+        response = getattr(self.client, self.method)(request=self._request(request), **kwargs)
+        if isinstance(response, response_type):
+            return response_type.pb(response)
+        data = (
+            response.SerializeToString()
+            if isinstance(response, Message)
+            else type(response).serialize(response)
+        )
+        return response_type.pb().FromString(data)
+
+    async def acall(self, request: Any, response_type: Any, **kwargs: Any) -> Any:
+        """``call`` in a worker thread (the client is a sync one)."""
+        return await asyncio.to_thread(self.call, request, response_type, **kwargs)

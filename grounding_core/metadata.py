@@ -93,6 +93,8 @@ def rank_signals_metadata(signals: RankSignals) -> dict[str, Any]:
 MetadataLayout = Literal["default", "flat"]
 METADATA_LAYOUTS: tuple[MetadataLayout, ...] = get_args(MetadataLayout)
 DEFAULT_METADATA_LAYOUT: MetadataLayout = "default"
+# The keys of an extractive segment that langchain-google-community's documents carry.
+_SEGMENT_NEIGHBOURS = ("previous_segments", "next_segments")
 
 
 def check_metadata_layout(value: object) -> MetadataLayout:
@@ -105,10 +107,15 @@ def check_metadata_layout(value: object) -> MetadataLayout:
 
 
 def flat_metadata(metadata: dict[str, Any], chunk: SourceChunk) -> dict[str, Any]:
-    """``metadata`` (``chunk``'s, in the default layout) with ``id`` = the document id and a
-    copy of every top-level struct data key, as langchain-google-community's documents have
+    """``metadata`` (``chunk``'s, in the default layout) with a copy of every top-level struct
+    data key and, for a document with extractive segments, its first segment's
+    ``previous_segments`` and ``next_segments``, as langchain-google-community's documents have
     them; our keys win on a clash (the struct value stays in ``struct_data``)."""
-    flat = {**metadata, "id": chunk.document_id}
+    flat = dict(metadata)
+    segments = chunk.derived_struct_data.get("extractive_segments")
+    if isinstance(segments, list) and segments and isinstance(segments[0], dict):
+        for key in _SEGMENT_NEIGHBOURS:
+            flat[key] = copy.deepcopy(segments[0].get(key, []))
     for key, value in chunk.struct_data.items():
         if key not in flat:
             flat[key] = copy.deepcopy(value)
@@ -118,8 +125,9 @@ def flat_metadata(metadata: dict[str, Any], chunk: SourceChunk) -> dict[str, Any
 def chunk_metadata(
     chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT
 ) -> dict[str, Any]:
-    """Every field of ``chunk`` but its content, as JSON-safe values; ``source`` is its URI.
-    ``layout="flat"``: ``flat_metadata`` of that.
+    """Every field of ``chunk`` but its content, as JSON-safe values; ``source`` is its URI,
+    ``id`` its document's id (where the peers put it). ``layout="flat"``: ``flat_metadata`` of
+    that.
 
     >>> chunk_metadata(SourceChunk(name="n", content="c", uri="https://x"))["source"]
     'https://x'
@@ -128,6 +136,7 @@ def chunk_metadata(
     page = chunk.page_span
     metadata: dict[str, Any] = {
         "source": chunk.uri,
+        "id": chunk.document_id,
         "uri": chunk.uri,
         "title": chunk.title,
         "chunk_name": chunk.name,

@@ -8,8 +8,12 @@ llama-index-retrievers-vertexai-search (``VertexAISearchRetriever``) keeps worki
 and class name change: ``location_id="eu"`` is ``location="eu"``, with a warning naming the peer,
 our name and the value; the peers' ``$PROJECT_ID`` and ``$DATA_STORE_ID`` are read where ours are
 unset; a retriever given its peer's names takes the peer's defaults for the options not given,
-to search as it did (ours win). A name with no equivalent (``custom_embedding``) or given with
-ours for the same setting is a ``TypeError``; a bad peer value (``engine_data_type=7``), an
+to search as it did (ours win), and so does a retriever given, without ``search_mode``, options
+only the peer's documents search takes (``max_extractive_segment_count=1``). ``None`` where
+the peer takes it for "none" (``filter=None``) is our default, and a peer name set to the
+peer's own default (``custom_embedding=None``) changes nothing. A name with no equivalent set
+to anything else (a real ``custom_embedding``) or given with ours for the same setting is a
+``TypeError`` saying what to use instead; a bad peer value (``engine_data_type=7``), an
 ``InputError`` naming the field.
 
 >>> import warnings
@@ -93,7 +97,8 @@ def _peer_environment(
 class PeerArgument:
     """One argument name of a peer's component: ``convert`` turns its value into our keyword
     arguments (named by ``ours``; none: the name is ignored, ``note`` says why), or is ``None``
-    when the name has no equivalent here (``note`` says why and what to do)."""
+    when the name has no equivalent here (``note`` says why and what to do). ``defaults``: the
+    peer's values that change nothing (its default, and ``None``), accepted even then."""
 
     package: str
     component: str
@@ -101,24 +106,35 @@ class PeerArgument:
     ours: tuple[str, ...]
     convert: Convert | None
     note: str = ""
+    defaults: tuple[Any, ...] = ()
+
+    def is_default(self, value: Any) -> bool:
+        """Whether ``value`` is one of the peer's ``defaults`` (``True`` is not ``1.0``)."""
+        return any(type(value) is type(d) and value == d for d in self.defaults)
 
 
 @dataclass(frozen=True, slots=True)
 class PeerDefaults:
     """The peer's defaults, in our names, for the options not given when a name of ``component``
-    (of ``package``) is: ``values(peer names given -> value, our names given -> value)``."""
+    (of ``package``) is: ``values(peer names given -> value, our names given -> value)``.
+    ``shared``: names of ours the peer has too that only its defaults make valid (the options
+    of its documents search): given without ``search_mode``, they bring the defaults too."""
 
     package: str
     component: str
     values: Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]
+    shared: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
 class PeerTable:
-    """The peer names one component accepts, and the peer defaults they bring."""
+    """The peer names one component accepts, and the peer defaults they bring. ``nones``: our
+    names the peer takes ``None`` for, meaning its default (``filter=None``): ``None`` there
+    is dropped, so that ours applies."""
 
     arguments: tuple[PeerArgument, ...]
     defaults: PeerDefaults | None = None
+    nones: frozenset[str] = frozenset()
 
     @property
     def names(self) -> frozenset[str]:
@@ -160,14 +176,27 @@ def translate_peer_arguments(
     ``known`` are its names (the peer's environment variables fill those it did not get)."""
     if table is None:
         return dict(arguments)
-    arguments = {**arguments, **_peer_environment(component, known, arguments)}
+    arguments = {
+        name: value
+        for name, value in {**arguments, **_peer_environment(component, known, arguments)}.items()
+        if not (value is None and name in table.nones)
+    }
     given = [a for a in table.arguments if a.name in arguments]
-    if not given:
+    defaults, shared, text = table.defaults, [], ""
+    if defaults is not None and "search_mode" not in arguments:
+        shared = sorted(defaults.shared & arguments.keys())
+        if shared and not given:  # only those: the peer's defaults make them valid
+            them = "it" if len(shared) == 1 else "them"
+            text = (
+                f"{component} got {', '.join(shared)} without search_mode, as "
+                f"{defaults.package}'s {defaults.component} takes {them}."
+            )
+    if not given and not shared:
         return arguments
     refused = "; ".join(
         f"{a.package}'s {a.component} `{a.name}` has no equivalent here: {a.note}"
         for a in given
-        if a.convert is None
+        if a.convert is None and not a.is_default(arguments[a.name])
     )
     if refused:
         raise TypeError(f"{component}: {refused}")
@@ -177,7 +206,8 @@ def translate_peer_arguments(
     lines = []
     for argument in given:
         value = arguments[argument.name]
-        converted = argument.convert(value) if argument.convert is not None else {}
+        default = argument.is_default(value)
+        converted = {} if default or argument.convert is None else argument.convert(value)
         for name in converted:
             if name in set_by:
                 raise TypeError(
@@ -193,20 +223,21 @@ def translate_peer_arguments(
             set_by[name] = argument.name
         result.update(converted)
         said = f"{argument.component}'s `{argument.name}={_shown(value)}`"
-        if not argument.ours:
-            lines.append(f"{said} is ignored here: {argument.note}")
-        elif not converted:
+        if default or (argument.ours and not converted):
             lines.append(f"{said} is the peer's default, and changes nothing here")
+        elif not argument.ours:
+            lines.append(f"{said} is ignored here: {argument.note}")
         else:
             ours = ", ".join(f"{name}={_shown(v)}" for name, v in converted.items())
             note = f" ({argument.note})" if argument.note else ""
             lines.append(f"{said} is `{ours}` here{note}")
-    packages = " and ".join(sorted({a.package for a in given}))
-    text = f"{component} got {packages}'s {'name' if len(given) == 1 else 'names'}: "
-    text += "; ".join(lines) + "."
-    defaults = table.defaults
-    if defaults is not None and any(
-        (a.package, a.component) == (defaults.package, defaults.component) for a in given
+    if given:
+        packages = " and ".join(sorted({a.package for a in given}))
+        text = f"{component} got {packages}'s {'name' if len(given) == 1 else 'names'}: "
+        text += "; ".join(lines) + "."
+    if defaults is not None and (
+        shared
+        or any((a.package, a.component) == (defaults.package, defaults.component) for a in given)
     ):
         values = defaults.values({a.name: arguments[a.name] for a in given}, ours_given)
         applied = {name: value for name, value in values.items() if name not in result}
@@ -217,7 +248,10 @@ def translate_peer_arguments(
                 f"{', '.join(f'{n}={v!r}' for n, v in applied.items())} (pass any of them to "
                 "change it)."
             )
-    text += " Write our names: the peers' names are deprecated."
+    if given:
+        text += " Write our names: the peers' names are deprecated."
+    else:
+        text += " Pass search_mode='documents' to choose every option yourself."
     warnings.warn(text, DeprecationWarning, stacklevel=_caller_stacklevel())
     return result
 
@@ -304,7 +338,7 @@ _engine_data_type = _enum(
     {0: ("documents", "unstructured data"), 1: ("documents", "structured data")}
     | {2: ("documents", "website data")},
     "here each is search_mode='documents', with document_text='extractive_segments', "
-    "'struct_data' or 'snippets'",
+    "'struct_json' or 'snippets'",
 )
 
 
@@ -375,6 +409,7 @@ def _summary_spec(value: Any) -> dict[str, Any]:
 # -- the tables ----------------------------------------------------------------------------
 
 _RETRIEVER = "VertexAISearchRetriever"
+_MULTI_TURN = "VertexAIMultiTurnSearchRetriever"
 _CHECKER = "VertexAICheckGroundingWrapper"
 _SUMMARY = "VertexAISearchSummaryTool"
 _RANK = "VertexAIRank"
@@ -388,10 +423,17 @@ def _renamed(
 
 
 def _dropped(
-    component: str, name: str, check: _Check | None, note: str, package: str = LANGCHAIN_PEER
+    component: str,
+    name: str,
+    check: _Check | None,
+    note: str,
+    package: str = LANGCHAIN_PEER,
+    defaults: tuple[Any, ...] = (None,),
 ) -> PeerArgument:
-    """The peer's ``name``, ignored once ``check(name)`` accepts its value; no check: refused."""
-    return PeerArgument(package, component, name, (), check(name) if check else None, note)
+    """The peer's ``name``, ignored once ``check(name)`` accepts its value; no check: refused,
+    unless set to one of the peer's ``defaults``."""
+    convert = check(name) if check else None
+    return PeerArgument(package, component, name, (), convert, note, defaults)
 
 
 def _location_id(package: str, component: str) -> PeerArgument:
@@ -413,18 +455,32 @@ def _content(snippet: bool, text: str, **counts: Any) -> dict[str, Any]:
 
 
 def _retriever_defaults(
-    package: str, query: Mapping[str, Any], content: Mapping[tuple[int, bool], Mapping[str, Any]]
+    package: str,
+    query: Mapping[str, Any],
+    content: Mapping[tuple[int, bool], Mapping[str, Any]],
+    documents: Mapping[str, Any] | None = None,
+    shared: frozenset[str] = frozenset(),
 ) -> PeerDefaults:
-    """A peer retriever's query options, and its documents-mode ``content`` (unless chunks)."""
+    """A peer retriever's query options, and its documents-mode ``content`` and ``documents``
+    options (unless chunks); with extractive answers, segment options given ask for a segment
+    too (the peer ignores them there; our spec needs ``max_extractive_segment_count``)."""
 
     def values(peer_values: Mapping[str, Any], ours_given: Mapping[str, Any]) -> dict[str, Any]:
         if ours_given.get("search_mode", "documents") != "documents":
             return dict(query)
         kind = peer_values.get("engine_data_type", 0)
         answers = peer_values.get("get_extractive_answers", False)
-        return {**query, "search_mode": "documents", **content[kind, answers]}
+        segments = answers and any(name in ours_given for name in _SEGMENT_OPTIONS)
+        extra = _ONE_SEGMENT if segments else {}
+        return {
+            **query,
+            "search_mode": "documents",
+            **extra,
+            **content[kind, answers],
+            **(documents or {}),
+        }
 
-    return PeerDefaults(package, _RETRIEVER, values)
+    return PeerDefaults(package, _RETRIEVER, values, shared)
 
 
 _LOADED = "loaded with google.oauth2.service_account.Credentials.from_service_account_file"
@@ -445,11 +501,10 @@ _OWN_USER_AGENT = (
     "Google's client library sends its own user agent (gl-python, grpc, gax, gapic versions), "
     "as it does for every client"
 )
-_OWN_CLIENTS = (
-    "the {} builds Google's clients itself (sync and async, with timeouts and retries); pass "
-    "credentials=, client_options= (e.g. {{'api_endpoint': ...}}) or emulator_host= instead"
+_WHOLE = (
+    "each document comes back whole, every metadata key kept; metadata['id'] is its own, else "
+    "its position in the documents given"
 )
-_WHOLE = "each document comes back whole (its id and every metadata key): records need no id field"
 _IDS_ONLY = "the reranker always asks Google for ids and scores only and returns your documents"
 _ONE_PAGE = "the summary reads one page of result_count results"
 # The peer's QueryExpansionSpec.Condition and SpellCorrectionSpec.Mode numbers, as ours.
@@ -462,6 +517,12 @@ _SPELLING = functools.partial(
     | {2: ("auto", "auto")},
 )
 _ONE_SEGMENT = {"max_extractive_segment_count": 1}
+_SEGMENT_OPTIONS = ("return_extractive_segment_score", "num_previous_segments", "num_next_segments")
+# Our names the LangChain peer shares that only its documents search takes.
+_DOCUMENTS_OPTIONS = frozenset(
+    {"return_snippet", "max_extractive_answer_count", "max_extractive_segment_count"}
+    | set(_SEGMENT_OPTIONS)
+)
 _NEIGHBOURS = {"num_previous_segments": 1, "num_next_segments": 1}
 _ONE_ANSWER = {"max_extractive_answer_count": 1}
 _SCORES = {"return_extractive_segment_score": True}
@@ -475,10 +536,12 @@ PEER_RETRIEVER_ARGUMENTS = PeerTable(
         _renamed(_RETRIEVER, "get_extractive_answers", "document_text", _answers),
         _renamed(_RETRIEVER, "query_expansion_condition", "query_expansion", _EXPANSION),
         _renamed(_RETRIEVER, "spell_correction_mode", "spell_correction", _SPELLING),
-        _dropped(_RETRIEVER, "beta", _ignored_flag, _V1_ONLY),
+        _dropped(_RETRIEVER, "beta", _ignored_flag, _V1_ONLY, defaults=(False,)),
         _dropped(_RETRIEVER, "custom_embedding", None, _NO_EMBEDDING_SPEC),
         _dropped(_RETRIEVER, "custom_embedding_field_path", None, _NO_EMBEDDING_SPEC),
-        _dropped(_RETRIEVER, "custom_embedding_ratio", None, _NO_EMBEDDING_SPEC),
+        _dropped(
+            _RETRIEVER, "custom_embedding_ratio", None, _NO_EMBEDDING_SPEC, defaults=(None, 0.0)
+        ),
         _CREDENTIALS_PATH,
     ),
     # Its _get_content_spec_kwargs: ContentSearchSpec per engine_data_type, get_extractive_answers.
@@ -488,15 +551,58 @@ PEER_RETRIEVER_ARGUMENTS = PeerTable(
         {
             (0, False): _content(False, "extractive_segments", **_ONE_SEGMENT, **_NEIGHBOURS),
             (0, True): _content(False, "extractive_answers", **_ONE_ANSWER),
-            (1, False): _content(False, "struct_data"),
-            (1, True): _content(False, "struct_data"),
+            (1, False): _content(False, "struct_json"),
+            (1, True): _content(False, "struct_json"),
             (2, False): _content(True, "snippets", **_ONE_ANSWER),
             (2, True): _content(True, "extractive_answers", **_ONE_ANSWER),
         },
+        # Its documents' metadata: the document id as "id", the struct data keys at the top.
+        {"metadata_layout": "flat"},
+        _DOCUMENTS_OPTIONS,
     ),
+    nones=frozenset({"filter", "order_by", "canonical_filter"}),
 )
 """LangChain's ``DiscoveryEngineRetriever``: langchain-google-community's
 ``VertexAISearchRetriever`` names (its same-named options need nothing)."""
+
+def _multi_turn_data_type(name: str) -> Convert:
+    """The multi-turn peer's ``engine_data_type``: 0 and 2 search alike here, 1 is refused."""
+
+    def convert(value: Any) -> dict[str, Any]:
+        _engine_data_type(value)  # 0, 1 or 2, else an InputError
+        if value == 1:
+            raise InputError(
+                f"{name}=1 (structured data): Google's multi-turn search serves unstructured "
+                "and website data (the peer refuses it too); for a structured data store use "
+                "DiscoveryEngineRetriever(search_mode='documents', document_text='struct_json')",
+                field=name,
+            )
+        return {}
+
+    return convert
+
+
+PEER_MULTI_TURN_ARGUMENTS = PeerTable(
+    (
+        _location_id(LANGCHAIN_PEER, _MULTI_TURN),
+        _renamed(_MULTI_TURN, "search_engine_id", "data_store_id"),
+        _dropped(
+            _MULTI_TURN,
+            "engine_data_type",
+            _multi_turn_data_type,
+            "a turn's results carry a snippet and an extractive answer for unstructured and "
+            "website data alike",
+            defaults=(0,),
+        ),
+        _dropped(_MULTI_TURN, "beta", _ignored_flag, _V1_ONLY, defaults=(False,)),
+        _CREDENTIALS_PATH,
+    ),
+    nones=frozenset({"filter"}),
+)
+"""LangChain's ``DiscoveryEngineMultiTurnRetriever``: langchain-google-community's
+``VertexAIMultiTurnSearchRetriever`` names (``conversation_id``, ``project_id``,
+``data_store_id``, ``serving_config_id``, ``credentials`` are the same names)."""
+
 
 PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS = PeerTable(
     (
@@ -513,7 +619,7 @@ PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS = PeerTable(
         | {"query_expansion": "disabled"},
         {
             (0, False): _content(False, "extractive_segments", **_ONE_SEGMENT, **_SCORES),
-            (1, False): _content(False, "struct_data"),
+            (1, False): _content(False, "struct_json"),
             (2, False): _content(
                 True, "extractive_segments", **_ONE_SEGMENT, **_ONE_ANSWER, **_SCORES
             ),
@@ -527,8 +633,8 @@ PEER_CHECKER_ARGUMENTS = PeerTable(
     (
         _location_id(LANGCHAIN_PEER, _CHECKER),
         _CREDENTIALS_PATH,
-        _dropped(_CHECKER, "client", None, _OWN_CLIENTS.format("checker")),
-    )
+    ),
+    nones=frozenset({"citation_threshold"}),
 )
 """LangChain's ``GroundingChecker``: langchain-google-community's
 ``VertexAICheckGroundingWrapper`` names."""
@@ -539,8 +645,9 @@ PEER_RANKER_ARGUMENTS = PeerTable(
         _CREDENTIALS_PATH,
         _renamed(_RANK, "title_field", "title_fields", _title),
         _dropped(_RANK, "id_field", _ignored_text, _WHOLE),
-        _dropped(_RANK, "ignore_record_details_in_response", _ignored_flag, _IDS_ONLY),
-        _dropped(_RANK, "client", None, _OWN_CLIENTS.format("reranker")),
+        _dropped(
+            _RANK, "ignore_record_details_in_response", _ignored_flag, _IDS_ONLY, defaults=(False,)
+        ),
     )
 )
 """LangChain's ``DiscoveryEngineReranker``: langchain-google-community's ``VertexAIRank``
@@ -556,7 +663,7 @@ PEER_SUMMARY_ARGUMENTS = PeerTable(
         PeerArgument(
             LANGCHAIN_PEER, _SUMMARY, "summary_spec_kwargs", _SUMMARY_SPEC_OURS, _summary_spec
         ),
-        _dropped(_SUMMARY, "max_documents", _ignored_count, _ONE_PAGE),
+        _dropped(_SUMMARY, "max_documents", _ignored_count, _ONE_PAGE, defaults=()),
         _CREDENTIALS_PATH,
     ),
     PeerDefaults(LANGCHAIN_PEER, _SUMMARY, lambda peer_values, ours_given: {"result_count": 3}),

@@ -22,7 +22,7 @@ from typing import Any
 from google.cloud import discoveryengine_v1 as de
 
 from ._checks import check_fields, check_query, check_request_size, check_user_labels
-from ._clients import DiscoveryEngineConnection
+from ._clients import DiscoveryEngineConnection, GivenClient
 from ._errors import ConfigurationError, InputError, translate_errors
 from ._settings import DEFAULT_RANKING_CONFIG
 
@@ -136,12 +136,20 @@ def rank_requests(
     return requests
 
 
+_pb = de.RankResponse.pb
+
+
+async def _apb(call: Any) -> Any:
+    return _pb(await call)
+
+
 def _ranked(
     responses: Sequence[Any], records: Sequence[RankingRecord], spec: RankingSpec
 ) -> list[RankedRecord]:
+    """The raw ``RankResponse``s of ``records``' requests as ranked records, best first."""
     ranked = []
     for response in responses:
-        for item in type(response).pb(response).records:
+        for item in response.records:
             index = int(item.id)
             # A float on the wire (32 bits): read back at the places Google's scores have (2,
             # or 0.0001), so that 0.67 is 0.67.
@@ -153,7 +161,9 @@ def _ranked(
 class DiscoveryEngineRanking:
     """The Ranking API as one component (what the LangChain compressor and the LlamaIndex
     postprocessor wrap): ``ranking_config`` is an id in the connection's project and location
-    (the attribute holds its resource name). A bad option raises ``ConfigurationError``."""
+    (the attribute holds its resource name); ``client``: a Google ``RankServiceClient`` of yours
+    (any API version, ``GivenClient``) to call instead of the connection's. A bad option raises
+    ``ConfigurationError``."""
 
     def __init__(
         self,
@@ -163,8 +173,10 @@ class DiscoveryEngineRanking:
         model: str | None = None,
         top_n: int | None = None,
         user_labels: Mapping[str, str] | None = None,
+        client: Any = None,
     ) -> None:
         self.connection = connection
+        self.client = None if client is None else GivenClient(client, "rank")
         self.ranking_config = connection.ranking_config_path(ranking_config)
         try:
             self.spec = RankingSpec(model=model, top_n=top_n, user_labels=user_labels or {})
@@ -179,16 +191,24 @@ class DiscoveryEngineRanking:
         """``records`` ranked against ``query``, best first (see the module docstring)."""
         requests = rank_requests(self.ranking_config, query, records, self.spec)
         with translate_errors("Rank", self.ranking_config):
-            client = self.connection.client(de.RankServiceClient)
             kwargs = self.connection.call_options.call_kwargs()
-            responses = [client.rank(request=r, **kwargs) for r in requests]
+            if self.client is not None:
+                responses = [self.client.call(r, de.RankResponse, **kwargs) for r in requests]
+            else:
+                client = self.connection.client(de.RankServiceClient)
+                responses = [_pb(client.rank(request=r, **kwargs)) for r in requests]
         return _ranked(responses, records, self.spec)
 
     async def arank(self, query: str, records: Sequence[RankingRecord]) -> list[RankedRecord]:
         """Async ``rank``, on Google's async client (batches sent concurrently)."""
         requests = rank_requests(self.ranking_config, query, records, self.spec)
         with translate_errors("Rank", self.ranking_config):
-            client = self.connection.async_client(de.RankServiceAsyncClient)
-            kwargs = self.connection.call_options.async_call_kwargs()
-            responses = await asyncio.gather(*(client.rank(request=r, **kwargs) for r in requests))
+            if self.client is not None:
+                kwargs = self.connection.call_options.call_kwargs()
+                calls = [self.client.acall(r, de.RankResponse, **kwargs) for r in requests]
+            else:
+                client = self.connection.async_client(de.RankServiceAsyncClient)
+                kwargs = self.connection.call_options.async_call_kwargs()
+                calls = [_apb(client.rank(request=r, **kwargs)) for r in requests]
+            responses = await asyncio.gather(*calls)
         return _ranked(responses, records, self.spec)

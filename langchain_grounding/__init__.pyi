@@ -4,6 +4,7 @@ from .answers import DeveloperKnowledgeAnswer, DiscoveryEngineAnswer
 from .callbacks import AsyncGroundingCallbackHandler, GroundingCallbackHandler
 from .developer_knowledge_retriever import DeveloperKnowledgeRetriever
 from .developer_knowledge_search_tool import DeveloperKnowledgeSearchTool
+from .discovery_engine_multi_turn_retriever import DiscoveryEngineMultiTurnRetriever
 from .discovery_engine_reranker import DiscoveryEngineReranker
 from .discovery_engine_retriever import DiscoveryEngineRetriever
 from .discovery_engine_search_tool import DiscoveryEngineSearchTool
@@ -15,6 +16,7 @@ from .grounding_checker import GroundingChecker
 from .grounding_middleware import GroundingMiddleware  # needs the [langchain-agents] extra
 from .question_condenser import QuestionCondenser
 from .search_summary import DiscoveryEngineSummary
+from .search_summary_tool import DiscoveryEngineSummaryTool
 
 __all__ = [
     "AnswerQueryTool",
@@ -24,10 +26,12 @@ __all__ = [
     "DeveloperKnowledgeRetriever",
     "DeveloperKnowledgeSearchTool",
     "DiscoveryEngineAnswer",
+    "DiscoveryEngineMultiTurnRetriever",
     "DiscoveryEngineReranker",
     "DiscoveryEngineRetriever",
     "DiscoveryEngineSearchTool",
     "DiscoveryEngineSummary",
+    "DiscoveryEngineSummaryTool",
     "ExtractiveChatModel",
     "GroundedChain",
     "GroundingCallbackHandler",

@@ -11,6 +11,7 @@ it holds from its fields (the connection too, when a connection field changed).
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,6 +21,7 @@ from grounding_core import (
     DEFAULT_LOCATION,
     DEFAULT_RETRY,
     DEFAULT_TIMEOUT,
+    ConfigurationError,
     DeveloperKnowledgeConnection,
     DeveloperKnowledgeConnectionArgs,
     DiscoveryEngineConnection,
@@ -28,6 +30,7 @@ from grounding_core import (
 )
 
 from ._arguments import StrictArguments
+from ._serialization import Serialized
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -35,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["DeveloperKnowledgeSettings", "DiscoveryEngineSettings"]
 
 
-class _Settings(StrictArguments):
+class _Settings(Serialized, StrictArguments):
     """Where calls go (Google Cloud or an emulator) and their timeout and retry."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
@@ -83,13 +86,29 @@ class _Settings(StrictArguments):
 
     # The connection says which setting cannot be pickled or copied (pydantic would copy the
     # raw field first, with an error that names no setting); the pickle holds the credentials
-    # as given, and builds its own clients at its first call.
+    # as given, and builds its own clients at its first call. A Google client given as
+    # ``client`` (the checker's, the reranker's) is shared by a copy, as the connection is.
     def __getstate__(self) -> dict[Any, Any]:
         self.connection.check_picklable()
+        client = getattr(self, "client", None)
+        if client is not None:
+            try:
+                pickle.dumps(client)
+            except Exception as exc:  # TypeError, PicklingError, AttributeError, ...
+                raise ConfigurationError(
+                    f"client ({type(client).__name__}) cannot be pickled ({exc}): leave client "
+                    "out (the component builds Google's clients from credentials=, "
+                    "client_options=, emulator_host=), or build the component in the process "
+                    "that uses it"
+                ) from exc
         return super().__getstate__()
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
         self.connection.check_picklable()
+        memo = {} if memo is None else memo
+        client = getattr(self, "client", None)
+        if client is not None:
+            memo[id(client)] = client
         return super().__deepcopy__(memo)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
@@ -134,6 +153,15 @@ class DiscoveryEngineSettings(_Settings):
 
     _connection_class = DiscoveryEngineConnection
     _connection_fields = DiscoveryEngineConnectionArgs.__optional_keys__
+
+    @property
+    def location_id(self) -> str:
+        """``location``, under langchain-google-community's name (assignable too)."""
+        return self.location
+
+    @location_id.setter
+    def location_id(self, value: str) -> None:
+        self.location = value
 
 
 class DeveloperKnowledgeSettings(_Settings):

@@ -27,6 +27,7 @@ from grounding_core import (
 )
 
 from ._arguments import StrictArguments
+from ._serialization import Serialized
 from .documents import chunk_to_document
 
 __all__ = ["SEARCH_RESPONSE_EVENT", "ChunkRetriever"]
@@ -36,7 +37,7 @@ SEARCH_RESPONSE_EVENT = "search_response"
 SearchT = TypeVar("SearchT", DiscoveryEngineChunkSearch, DeveloperKnowledgeChunkSearch)
 
 
-class ChunkRetriever(BaseRetriever, StrictArguments, Generic[SearchT]):
+class ChunkRetriever(Serialized, BaseRetriever, StrictArguments, Generic[SearchT]):
     """A retriever over a core chunk search (built by the subclass's validator); ``k`` and
     ``filter`` also per call (``retriever.invoke(query, k=3)``)."""
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.documents import Document
+from langchain_core.load.serializable import SerializedConstructor, SerializedNotImplemented
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import Field, model_validator
 
@@ -34,11 +35,12 @@ from grounding_core.agents import (
 
 from ._arguments import StrictArguments
 from ._retrieving import ChunkRetriever
+from ._serialization import Serialized
 
 __all__ = ["ChunkSearchTool", "GroundingTool"]
 
 
-class GroundingTool(BaseTool, StrictArguments):
+class GroundingTool(Serialized, BaseTool, StrictArguments):
     """A tool whose arguments schema is built from its fields (``_schema_options``), whose
     model-facing errors come back as error tool messages, and whose copies rebuild the schema."""
 
@@ -66,6 +68,15 @@ class GroundingTool(BaseTool, StrictArguments):
         # repr shows the tool again.
         self.handle_validation_error = partial(tool_validation_message, self.name)
         return self
+
+    def to_json(self) -> SerializedConstructor | SerializedNotImplemented:
+        """LangChain's serialized form, without what the tool builds from its fields (its
+        arguments schema, its validation message): a load builds them again."""
+        dumped = super().to_json()
+        if dumped["type"] == "constructor":
+            built = ("args_schema", "handle_validation_error")
+            dumped["kwargs"] = {k: v for k, v in dumped["kwargs"].items() if k not in built}
+        return dumped
 
     def __getstate__(self) -> dict[Any, Any]:
         # The arguments schema is a class built for this tool (it cannot be pickled by name):

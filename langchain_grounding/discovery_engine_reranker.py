@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.load import Serializable
 from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import (
@@ -23,12 +24,11 @@ from ._connection import DiscoveryEngineSettings
 __all__ = ["RANK_SCORE_KEY", "DiscoveryEngineReranker"]
 
 RANK_SCORE_KEY = "rank_score"
-"""The metadata key of a reranked document's score. Not ``relevance_score``, where
-langchain-google-community's ``VertexAIRank`` puts it: our retrievers' documents have the
-search's ``relevance_score`` there, and every key is kept."""
+"""The metadata key of a reranked document's score (also ``relevance_score``, where
+langchain-google-community's ``VertexAIRank`` puts it, in place of the search's)."""
 
 
-class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
+class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor, Serializable):
     """Reranks documents with Google's Ranking API (``RankService.Rank``): use it in a
     ``ContextualCompressionRetriever`` after a retriever, to put the best chunk first.
 
@@ -42,8 +42,10 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
             ``"semantic-ranker-default@latest"``).
         title_fields: the metadata keys whose values, joined, are the record's title
             (default ``("title",)``, what our retrievers put there); the content is
-            ``page_content``.
-        ranking_config, user_labels, project_id, location, and the connection fields.
+            ``page_content``. ``title_field="t"``, the peer's name, is ``("t",)``.
+        ranking_config, user_labels, project_id, location, and the connection fields;
+            ``client``: a Google ``RankServiceClient`` of yours (any API version, as
+            langchain-google-community's ``client=``) called instead of the connection's.
 
     Instantiate:
         .. code-block:: python
@@ -63,10 +65,12 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
         .. code-block:: python
 
             docs = reranker.compress_documents(documents, "How do I open a file?")
-            docs[0].metadata["rank_score"]   # every other metadata key kept
+            docs[0].metadata["relevance_score"]   # every other metadata key kept
 
-    Each document comes back as a copy with every metadata key kept (the search's
-    ``relevance_score`` too) and ``metadata["rank_score"]`` added (0..1), best first. More
+    Each document comes back as a copy with every metadata key kept, best first, its rank
+    score (0..1) as ``metadata["relevance_score"]`` (in place of the search's, as
+    langchain-google-community's ``VertexAIRank`` has it) and ``metadata["rank_score"]``, and
+    ``metadata["id"]`` its own, else (as the peer's) its position in the documents given. More
     documents than Google ranks in one request (200) go in several, merged by score.
     ``acompress_documents`` runs on Google's async client.
     """
@@ -76,6 +80,7 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
     top_n: int | None = None
     title_fields: tuple[str, ...] = DEFAULT_TITLE_FIELDS
     user_labels: dict[str, str] = Field(default_factory=dict)
+    client: Any = Field(default=None, exclude=True, repr=False)
 
     _ranking: DiscoveryEngineRanking = PrivateAttr()
     _peer_arguments: ClassVar[PeerTable] = PEER_RANKER_ARGUMENTS
@@ -88,8 +93,15 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
             model=self.model,
             top_n=self.top_n,
             user_labels=self.user_labels,
+            client=self.client,
         )
         return self
+
+    @property
+    def title_field(self) -> str | None:
+        """The one metadata key of the records' titles (langchain-google-community's name):
+        ``title_fields``' only one, ``None`` with several or none."""
+        return self.title_fields[0] if len(self.title_fields) == 1 else None
 
     @property
     def ranking(self) -> DiscoveryEngineRanking:
@@ -102,12 +114,13 @@ class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor):
 
     @staticmethod
     def _reordered(documents: Sequence[Document], ranked: list[RankedRecord]) -> list[Document]:
-        return [
-            documents[r.index].model_copy(
-                update={"metadata": {**documents[r.index].metadata, RANK_SCORE_KEY: r.score}}
-            )
-            for r in ranked
-        ]
+        reordered = []
+        for r in ranked:
+            document = documents[r.index]
+            metadata = {"id": str(r.index), **document.metadata}
+            metadata.update({"relevance_score": r.score, RANK_SCORE_KEY: r.score})
+            reordered.append(document.model_copy(update={"metadata": metadata}))
+        return reordered
 
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None

@@ -29,9 +29,10 @@ from pydantic import Field, PrivateAttr
 from grounding_core.extractive import DEFAULT_EXTRACTIVE_SENTENCES, extractive_answer
 
 from ._arguments import StrictArguments
+from ._serialization import Serialized
 
 
-class ExtractiveChatModel(BaseChatModel, StrictArguments):
+class ExtractiveChatModel(Serialized, BaseChatModel, StrictArguments):
     """A deterministic offline chat model for demos and tests: it answers with the sentences of
     the retrieved context in its prompt that best overlap the question
     (``grounding_core.extractive_answer``), so a grounding check grades a real answer.

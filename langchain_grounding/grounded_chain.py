@@ -16,6 +16,7 @@ from langchain_core.runnables.config import patch_config
 from pydantic import ConfigDict
 
 from ._arguments import StrictArguments
+from ._serialization import Serialized
 from .check_stream import TransformStreams
 from .documents import DOCUMENT_KEYS, add_new_documents, find_documents
 from .grounding_checker import GroundingChecker, checker_of
@@ -51,7 +52,9 @@ class _RetrievedDocuments(BaseCallbackHandler):
         return out
 
 
-class GroundedChain(TransformStreams, RunnableSerializable[Any, dict[str, Any]], StrictArguments):
+class GroundedChain(
+    Serialized, TransformStreams, RunnableSerializable[Any, dict[str, Any]], StrictArguments
+):
     """A chain whose answer is checked against the documents its retrievers returned.
 
     Output: the chain's output dict (or ``{"answer": output}`` when it returns a string or a

@@ -20,7 +20,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import AddableDict
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, model_validator
 
 from grounding_core import (
     DEFAULT_CITATION_THRESHOLD,
@@ -63,6 +63,7 @@ from .documents import answer_key, answer_text, document_to_source, find_documen
 
 __all__ = [
     "DEFAULT_FALLBACK_ANSWER",
+    "CheckGroundingResponse",
     "GroundingChecker",
     "LangChainGroundingReport",
     "checked_documents",
@@ -76,8 +77,8 @@ LangChainGroundingReport = GroundingReport[Document | str]
 CONFIGURABLE_DOCUMENTS = "documents"
 _PEER_SHAPE = (
     "checker.with_config(configurable={'documents': docs}).invoke(answer), the call shape of "
-    "langchain-google-community's VertexAICheckGroundingWrapper, which returns the "
-    "GroundingReport"
+    "langchain-google-community's VertexAICheckGroundingWrapper, which returns its "
+    "CheckGroundingResponse"
 )
 
 
@@ -122,11 +123,56 @@ def checker_of(
     return checker
 
 
+class CheckGroundingResponse(BaseModel):
+    """langchain-google-community's ``CheckGroundingResponse``, what ``GroundingChecker`` gives
+    for an answer checked the peer's way: ``support_score``; ``cited_chunks``, one
+    ``{"chunk_text", "source"}`` per fact cited, ``source`` the document given (a citation
+    points at the right one when an empty document was skipped, where the peer's is shifted);
+    ``claims``, one ``{"start_pos", "end_pos", "claim_text", "citation_indices"}`` per claim,
+    the positions UTF-8 byte offsets as Google sends them, the indices into ``cited_chunks``;
+    ``answer_with_citations``, the answer with the peer's 0-based ``[i]`` markers (``i``: the
+    cited document's position in the documents given), its line breaks kept.
+    ``support_score`` is ``None`` when nothing was checked (an empty answer)."""
+
+    support_score: float | None = 0.0
+    cited_chunks: list[dict[str, Any]] = []
+    claims: list[dict[str, Any]] = []
+    answer_with_citations: str = ""
+
+    @classmethod
+    def of(cls, report: LangChainGroundingReport) -> CheckGroundingResponse:
+        """The peer's response made of our ``report``."""
+        result = report.result
+        if result is None:
+            return cls(support_score=None)
+        sources = report.sources
+        return cls(
+            support_score=result.support_score,
+            cited_chunks=[
+                {
+                    "chunk_text": chunk.text,
+                    "source": None if chunk.source_index is None else sources[chunk.source_index],
+                }
+                for chunk in result.cited_chunks
+            ],
+            claims=[
+                {
+                    "start_pos": claim.byte_start or 0,
+                    "end_pos": claim.byte_end or 0,
+                    "claim_text": claim.text,
+                    "citation_indices": list(claim.citation_indices),
+                }
+                for claim in result.claims
+            ],
+            answer_with_citations=report.answer_with_citations,
+        )
+
+
 class GroundingChecker(
     TransformStreams,
     DiscoveryEngineSettings,
     RunnableSerializable[
-        dict[str, Any] | str | BaseMessage, dict[str, Any] | LangChainGroundingReport
+        dict[str, Any] | str | BaseMessage, dict[str, Any] | CheckGroundingResponse
     ],
     StrictArguments,
 ):
@@ -139,14 +185,18 @@ class GroundingChecker(
     Key init args:
         citation_threshold (0..1, default 0.6), enable_claim_level_score, user_labels (Google's
             label rules: at most 64, lowercase keys and values of at most 63 characters):
-            passed to the API.
+            passed to the API (``citation_threshold=None``: the default, as the peer takes it).
         min_support_score (default 1.0, ``DEFAULT_MIN_SUPPORT_SCORE``): the pass mark; the
             answer passes when every checked claim is supported or its support score reaches
             it (lower it, e.g. to 0.6, to let partly grounded answers pass).
         on_ungrounded: ``"annotate"`` (default: return it with the report), ``"raise"``
             (``UngroundedAnswerError``) or ``"fallback"`` (replace the answer by
             ``fallback_answer``; the original stays under ``"original_answer"``).
-        project_id, location, grounding_config, and the connection fields.
+        project_id, location, grounding_config, and the connection fields; ``client``: a Google
+            ``GroundedGenerationServiceClient`` of yours (any API version, e.g.
+            ``discoveryengine_v1alpha``'s, as langchain-google-community's ``client=``) called
+            instead of the one the connection builds (a sync client: async calls run it in a
+            worker thread).
 
     Instantiate:
         .. code-block:: python
@@ -202,10 +252,12 @@ class GroundingChecker(
     The call shape of langchain-google-community's ``VertexAICheckGroundingWrapper`` works
     too: the answer alone (``str`` or ``AIMessage``) with the documents (a list of
     ``Document``s or strings) in ``config["configurable"]["documents"]``; the output is then
-    the ``GroundingReport`` itself (``.support_score``, ``.claims``,
-    ``.answer_with_citations`` with the peer's 0-based ``[i]`` markers)::
+    the peer's response, ``GroundingChecker.CheckGroundingResponse`` (``.support_score``,
+    ``.cited_chunks``, ``.claims`` with ``start_pos``/``end_pos`` in UTF-8 bytes,
+    ``.answer_with_citations`` with the peer's 0-based ``[i]`` markers); ``check(answer,
+    docs)`` gives our ``GroundingReport`` of the same check::
 
-        report = checker.with_config(configurable={"documents": docs}).invoke(answer)
+        result = checker.with_config(configurable={"documents": docs}).invoke(answer)
         chain = prompt | llm | StrOutputParser() | checker.with_config(
             configurable={"documents": docs}
         )
@@ -213,12 +265,13 @@ class GroundingChecker(
     Only ``"documents"`` is read from ``configurable`` (LangChain puts other keys there), and
     only for an answer given alone: a dict input takes its documents from the dict. With
     ``on_ungrounded="fallback"`` this shape is refused before any call
-    (``ConfigurationError``): a report has no answer to replace; pass a dict to get the
+    (``ConfigurationError``): the response has no answer to replace; pass a dict to get the
     fallback answer, or use ``"annotate"`` or ``"raise"``, which raises as for a dict.
     """
 
     # The peer's names (its VertexAICheckGroundingWrapper), translated with a warning.
     _peer_arguments: ClassVar[PeerTable] = PEER_CHECKER_ARGUMENTS
+    CheckGroundingResponse: ClassVar[type[CheckGroundingResponse]] = CheckGroundingResponse
 
     grounding_config: str = DEFAULT_GROUNDING_CONFIG
     citation_threshold: float = DEFAULT_CITATION_THRESHOLD
@@ -231,6 +284,7 @@ class GroundingChecker(
     on_unsupported_claim: UnsupportedClaimPolicy = "continue"
     max_concurrent_checks: int = DEFAULT_MAX_CONCURRENT_CHECKS
     claim_min_chars: int = DEFAULT_CLAIM_MIN_CHARS
+    client: Any = Field(default=None, exclude=True, repr=False)
 
     _check: GroundingCheck = PrivateAttr()
 
@@ -245,6 +299,7 @@ class GroundingChecker(
             on_ungrounded=self.on_ungrounded,
             fallback_answer=self.fallback_answer,
             user_labels=self.user_labels,
+            client=self.client,
         )
         check_stream_settings(
             self.on_unsupported_claim, self.max_concurrent_checks, self.claim_min_chars
@@ -314,8 +369,8 @@ class GroundingChecker(
         if self.on_ungrounded == "fallback":
             raise ConfigurationError(
                 "on_ungrounded='fallback' replaces an ungrounded answer, but an answer given "
-                "alone with its documents in configurable gets the GroundingReport back, which "
-                "has no answer to replace: pass a dict, checker.invoke({'answer': answer, "
+                "alone with its documents in configurable gets a CheckGroundingResponse back, "
+                "which has no answer to replace: pass a dict, checker.invoke({'answer': answer, "
                 "'documents': docs}), to get the fallback answer under 'answer', or use "
                 "on_ungrounded='annotate' (the default) or 'raise'"
             )
@@ -355,28 +410,28 @@ class GroundingChecker(
         return output
 
     @staticmethod
-    def _report(outcome: GroundingOutcome[Document | str]) -> LangChainGroundingReport:
+    def _response(outcome: GroundingOutcome[Document | str]) -> CheckGroundingResponse:
         outcome.enforce()
-        return outcome.report
+        return CheckGroundingResponse.of(outcome.report)
 
     def _invoke(
         self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
-    ) -> dict[str, Any] | LangChainGroundingReport:
+    ) -> dict[str, Any] | CheckGroundingResponse:
         if isinstance(input, str | BaseMessage):
             documents = self._configured_documents(input, config)
-            return self._report(self._check.run(answer_text(input), *checked_documents(documents)))
+            outcome = self._check.run(answer_text(input), *checked_documents(documents))
+            return self._response(outcome)
         values, key, documents = self._unpack(input)
         answer = answer_text(values[key])
         return self._finish(values, key, self._check.run(answer, *checked_documents(documents)))
 
     async def _ainvoke(
         self, input: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
-    ) -> dict[str, Any] | LangChainGroundingReport:
+    ) -> dict[str, Any] | CheckGroundingResponse:
         if isinstance(input, str | BaseMessage):
             documents = self._configured_documents(input, config)
-            return self._report(
-                await self._check.arun(answer_text(input), *checked_documents(documents))
-            )
+            outcome = await self._check.arun(answer_text(input), *checked_documents(documents))
+            return self._response(outcome)
         values, key, documents = self._unpack(input)
         answer = answer_text(values[key])
         outcome = await self._check.arun(answer, *checked_documents(documents))
@@ -385,7 +440,7 @@ class GroundingChecker(
     @overload
     def invoke(
         self, input: str | BaseMessage, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> LangChainGroundingReport: ...
+    ) -> CheckGroundingResponse: ...
 
     @overload
     def invoke(
@@ -397,15 +452,16 @@ class GroundingChecker(
         input: dict[str, Any] | str | BaseMessage,
         config: RunnableConfig | None = None,
         **kwargs: Any,
-    ) -> dict[str, Any] | LangChainGroundingReport:
+    ) -> dict[str, Any] | CheckGroundingResponse:
         """Check the answer in ``input`` against its documents (a dict: the dict plus
-        ``grounding``; the answer alone, documents in ``configurable``: the report)."""
+        ``grounding``; the answer alone, documents in ``configurable``: the peer's
+        ``CheckGroundingResponse``)."""
         return self._call_with_config(self._invoke, input, config, **kwargs)
 
     @overload
     async def ainvoke(
         self, input: str | BaseMessage, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> LangChainGroundingReport: ...
+    ) -> CheckGroundingResponse: ...
 
     @overload
     async def ainvoke(
@@ -417,7 +473,7 @@ class GroundingChecker(
         input: dict[str, Any] | str | BaseMessage,
         config: RunnableConfig | None = None,
         **kwargs: Any,
-    ) -> dict[str, Any] | LangChainGroundingReport:
+    ) -> dict[str, Any] | CheckGroundingResponse:
         """Async ``invoke`` on Google's async client."""
         return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
 
@@ -471,10 +527,10 @@ class GroundingChecker(
         claims: ClaimStream | AsyncClaimStream,
         outcome: GroundingOutcome[Any],
     ) -> Any:
-        """The stream's last chunk: the report of an answer alone (raising for ``"raise"``),
-        else ``{"grounding": report}`` and what the policies add."""
+        """The stream's last chunk: the response of an answer alone (raising for
+        ``"raise"``), else ``{"grounding": report}`` and what the policies add."""
         if streamed.alone:
-            return self._report(outcome)
+            return self._response(outcome)
         chunk = AddableDict({"grounding": outcome.report})
         if outcome.fallback_answer is not None:
             chunk[FALLBACK_KEY] = outcome.fallback_answer

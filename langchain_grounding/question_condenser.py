@@ -21,6 +21,7 @@ from grounding_core.answers.follow_ups import (
 )
 
 from ._arguments import StrictArguments
+from ._serialization import Serialized
 
 __all__ = ["HISTORY_KEY", "QUERY_KEYS", "QuestionCondenser", "query_of"]
 
@@ -66,7 +67,9 @@ def _text(output: Any) -> str:
     return (output.text if isinstance(output, BaseMessage) else str(output)).strip()
 
 
-class QuestionCondenser(RunnableSerializable[str | dict[str, Any], str], StrictArguments):
+class QuestionCondenser(
+    Serialized, RunnableSerializable[str | dict[str, Any], str], StrictArguments
+):
     """A follow-up and the earlier turns (``chat_history``) as one standalone question.
 
     Without ``llm`` the follow-up is joined with the earlier user questions

@@ -140,6 +140,7 @@ def default_metadata(document_id: str, scored: dict[str, Any]) -> dict[str, Any]
     title, uri = TITLES[document_id]
     return {
         "source": uri,
+        "id": document_id,
         "uri": uri,
         "title": title,
         "chunk_name": f"{DOCUMENTS}/{document_id}",

@@ -35,7 +35,7 @@ from grounding_core._checks import (
     check_wire_text,
     jsonable_metadata,
 )
-from grounding_core._clients import DiscoveryEngineConnection
+from grounding_core._clients import DiscoveryEngineConnection, GivenClient
 from grounding_core._convert import Spans, optional, resolve
 from grounding_core._errors import (
     ConfigurationError,
@@ -284,6 +284,7 @@ class GroundingOutcome(Generic[S]):
 
 
 _CheckGroundingRequest, _wrap = de.CheckGroundingRequest.pb(), de.CheckGroundingRequest.wrap
+_CheckGroundingResponse, _pb = de.CheckGroundingResponse, de.CheckGroundingResponse.pb
 
 
 def _nothing_to_check(answer: object) -> bool:
@@ -298,7 +299,9 @@ class GroundingCheck:
     ``on_ungrounded``: ``"annotate"`` (keep the answer, with its report), ``"raise"``
     (``UngroundedAnswerError``) or ``"fallback"`` (give ``fallback_answer`` instead).
     ``on_error``: ``"raise"`` (the ``GroundingError`` propagates) or ``"record"`` (logged; a
-    failed report, whose answer counts as ungrounded). A bad setting: ``ConfigurationError``.
+    failed report, whose answer counts as ungrounded). ``client``: a Google
+    ``GroundedGenerationServiceClient`` of yours (any API version, ``GivenClient``) to call
+    instead of the connection's. A bad setting: ``ConfigurationError``.
     """
 
     def __init__(
@@ -313,8 +316,10 @@ class GroundingCheck:
         on_ungrounded: UngroundedPolicy = "annotate",
         fallback_answer: str = DEFAULT_FALLBACK_ANSWER,
         on_error: ErrorPolicy = "raise",
+        client: Any = None,
     ) -> None:
         self.connection = connection
+        self.client = None if client is None else GivenClient(client, "check_grounding")
         self.grounding_config = connection.grounding_config_path(grounding_config)
         try:  # settings, not requests: configuration errors here
             self.spec = GroundingSpec(
@@ -341,6 +346,7 @@ class GroundingCheck:
             "on_ungrounded": self.on_ungrounded,
             "fallback_answer": self.fallback_answer,
             "on_error": self.on_error,
+            "client": self.client.client if self.client is not None else None,
         }
         return GroundingCheck(self.connection, **{**settings, **changes})
 
@@ -405,10 +411,13 @@ class GroundingCheck:
             )
         request, facts = self.request(answer, grounding_sources)
         with translate_errors("CheckGrounding", self.grounding_config):
-            client = self.connection.client(de.GroundedGenerationServiceClient)
             kwargs = self.connection.call_options.call_kwargs()
-            response = client.check_grounding(request=_wrap(request), **kwargs)
-        result = grounding_result(answer, type(response).pb(response), facts)
+            if self.client is not None:
+                response = self.client.call(_wrap(request), _CheckGroundingResponse, **kwargs)
+            else:
+                client = self.connection.client(de.GroundedGenerationServiceClient)
+                response = _pb(client.check_grounding(request=_wrap(request), **kwargs))
+        result = grounding_result(answer, response, facts)
         return self._report(result, sources, grounding_sources, source_ids)
 
     async def acheck(
@@ -425,10 +434,16 @@ class GroundingCheck:
             )
         request, facts = self.request(answer, grounding_sources)
         with translate_errors("CheckGrounding", self.grounding_config):
-            client = self.connection.async_client(de.GroundedGenerationServiceAsyncClient)
-            kwargs = self.connection.call_options.async_call_kwargs()
-            response = await client.check_grounding(request=_wrap(request), **kwargs)
-        result = grounding_result(answer, type(response).pb(response), facts)
+            if self.client is not None:
+                kwargs = self.connection.call_options.call_kwargs()
+                response = await self.client.acall(
+                    _wrap(request), _CheckGroundingResponse, **kwargs
+                )
+            else:
+                client = self.connection.async_client(de.GroundedGenerationServiceAsyncClient)
+                kwargs = self.connection.call_options.async_call_kwargs()
+                response = _pb(await client.check_grounding(request=_wrap(request), **kwargs))
+        result = grounding_result(answer, response, facts)
         return self._report(result, sources, grounding_sources, source_ids)
 
     def run(

@@ -7,9 +7,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
+import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from google.protobuf.json_format import MessageToDict
 
 from grounding_core._convert import NO_DATA, enum_name, struct_field, struct_text
 from grounding_core._records import (
@@ -170,8 +173,10 @@ def _parts_text(derived: dict[str, Any], key: str) -> str:
 
 
 def _document_text(
-    derived: dict[str, Any], struct_data: dict[str, Any], choice: DocumentText
+    derived: dict[str, Any], struct_data: dict[str, Any], choice: DocumentText, document: Any
 ) -> str:
+    if choice == "struct_json":  # as the peers write it: json.dumps of protobuf's dict form
+        return json.dumps(MessageToDict(document.struct_data))
     if choice == "struct_data":
         return struct_text(struct_data)
     if choice != "auto":
@@ -191,7 +196,7 @@ def _from_document(result: Any, document_text: DocumentText) -> SourceChunk:
     title = derived.get("title") or struct_data.get("title") or ""
     return SourceChunk(
         name=document.name,
-        content=_document_text(derived, struct_data, document_text),
+        content=_document_text(derived, struct_data, document_text, document),
         id=document.id or result.id,
         document_id=document.id or result.id,
         document_name=document.name,

@@ -41,7 +41,7 @@ QueryExpansion = Literal["auto", "disabled"]
 SpellCorrection = Literal["auto", "suggestion_only"]
 # Which content of a DOCUMENTS-mode result becomes its text ("auto": the first there is).
 DocumentText = Literal[
-    "auto", "extractive_segments", "extractive_answers", "snippets", "struct_data"
+    "auto", "extractive_segments", "extractive_answers", "snippets", "struct_data", "struct_json"
 ]
 DOCUMENT_TEXTS: tuple[DocumentText, ...] = get_args(DocumentText)
 
@@ -102,8 +102,9 @@ class ChunkSearchSpec:
     ``return_extractive_segment_score``, ``num_previous_segments``/``num_next_segments``.
     ``document_text`` chooses a result's text: ``"auto"`` its extractive segments, else answers,
     else snippets, else struct data; or only ``"extractive_segments"``, ``"extractive_answers"``,
-    ``"snippets"`` (without the ``<b>`` highlighting) or ``"struct_data"`` (sorted ``key: value``
-    lines), which must be asked for (a result without it keeps an empty text; its
+    ``"snippets"`` (without the ``<b>`` highlighting), ``"struct_data"`` (sorted ``key: value``
+    lines) or ``"struct_json"`` (the struct data as JSON, numbers as floats: the peers' text
+    of a structured result), which must be asked for (a result without it keeps an empty text; its
     ``derived_struct_data`` has all).
 
     Query: ``spell_correction`` (``"auto"``, Google's default, or ``"suggestion_only"``),

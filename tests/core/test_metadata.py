@@ -83,6 +83,7 @@ FULL_CHUNK = SourceChunk(
 
 FULL_METADATA = {
     "source": "https://d.example",
+    "id": "d",
     "uri": "https://d.example",
     "title": "D",
     "chunk_name": "d/chunks/c1",
@@ -110,6 +111,7 @@ FULL_METADATA = {
 
 EMPTY_METADATA = {
     "source": "",
+    "id": "",
     "uri": "",
     "title": "",
     "chunk_name": "n",
@@ -224,7 +226,7 @@ def test_a_neighbour_is_its_name_id_and_content():
 # -- the flat layout ---------------------------------------------------------------------------
 
 
-def test_the_flat_layout_adds_the_struct_keys_and_the_document_id():
+def test_the_flat_layout_adds_the_struct_keys():
     struct = {
         "title": "Struct title",
         "id": "struct-id",
@@ -238,10 +240,10 @@ def test_the_flat_layout_adds_the_struct_keys_and_the_document_id():
     )
     default = chunk_metadata(chunk)
     flat = chunk_metadata(chunk, "flat")
-    assert flat == {**default, "id": "d", "year": 2024, "名前": "東京 🚀", "tags": ["a", {"b": 1}]}
+    assert flat == {**default, "year": 2024, "名前": "東京 🚀", "tags": ["a", {"b": 1}]}
     # Our keys win on a clash; the struct values stay in struct_data.
-    assert (flat["title"], flat["struct_data"]) == ("Ours", struct)
-    assert list(flat) == [*default, "id", "year", "名前", "tags"]
+    assert (flat["id"], flat["title"], flat["struct_data"]) == ("d", "Ours", struct)
+    assert list(flat) == [*default, "year", "名前", "tags"]
     # The top-level values are copies: changing one changes neither struct_data nor the record.
     flat["tags"][1]["b"] = 2
     assert flat["struct_data"]["tags"] == ["a", {"b": 1}] == chunk.struct_data["tags"]
@@ -250,13 +252,13 @@ def test_the_flat_layout_adds_the_struct_keys_and_the_document_id():
 
 def test_the_flat_layout_of_a_chunk_without_struct_data():
     chunk = SourceChunk(name="n", content="c")
-    assert chunk_metadata(chunk, "flat") == {**EMPTY_METADATA, "id": ""}
+    assert chunk_metadata(chunk, "flat") == EMPTY_METADATA
 
 
 def test_flat_metadata_keeps_the_metadata_it_is_given():
     chunk = SourceChunk(name="n", content="c", document_id="d", struct_data={"a": 1, "b": 2})
     given = {"b": "ours"}
-    assert flat_metadata(given, chunk) == {"b": "ours", "id": "d", "a": 1}
+    assert flat_metadata(given, chunk) == {"b": "ours", "a": 1}
     assert given == {"b": "ours"}
 
 

@@ -122,14 +122,21 @@ SEGMENTS = {
     "num_previous_segments": 1,
     "num_next_segments": 1,
     "document_text": "extractive_segments",
+    "metadata_layout": "flat",
 }
+FLAT = {"metadata_layout": "flat"}
 # Our names for every option the LangChain peer's defaults set: none is left to apply.
 CHUNKS = {"k": 4, "spell_correction": None, "query_expansion": None, "search_mode": "chunks"}
 # The content the LangChain peer asks for per engine_data_type (without extractive answers).
 CONTENT = {
     0: {key: v for key, v in SEGMENTS.items() if key != "search_mode"},
-    1: {"return_snippet": False, "document_text": "struct_data"},
-    2: {"return_snippet": True, "max_extractive_answer_count": 1, "document_text": "snippets"},
+    1: {"return_snippet": False, "document_text": "struct_json", **FLAT},
+    2: {
+        "return_snippet": True,
+        "max_extractive_answer_count": 1,
+        "document_text": "snippets",
+        **FLAT,
+    },
 }
 
 # (peer name, value, our arguments it becomes) for the LangChain retriever's table
@@ -233,6 +240,7 @@ def test_ignored_names_say_why():
                 "return_snippet": False,
                 "max_extractive_answer_count": 1,
                 "document_text": "extractive_answers",
+                **FLAT,
             },
         ),
         (
@@ -241,7 +249,8 @@ def test_ignored_names_say_why():
                 **PEER_DEFAULTS,
                 "search_mode": "documents",
                 "return_snippet": False,
-                "document_text": "struct_data",
+                "document_text": "struct_json",
+                **FLAT,
             },
         ),
         (
@@ -251,6 +260,7 @@ def test_ignored_names_say_why():
                 "search_mode": "documents",
                 "return_snippet": False,
                 "document_text": "extractive_answers",
+                **FLAT,
             },
         ),
         (
@@ -261,6 +271,7 @@ def test_ignored_names_say_why():
                 "return_snippet": True,
                 "max_extractive_answer_count": 1,
                 "document_text": "snippets",
+                **FLAT,
             },
         ),
         (
@@ -271,6 +282,7 @@ def test_ignored_names_say_why():
                 "return_snippet": True,
                 "max_extractive_answer_count": 1,
                 "document_text": "extractive_answers",
+                **FLAT,
             },
         ),
     ],
@@ -334,7 +346,7 @@ def test_connection_names_bring_no_search_defaults(tmp_path):
                 "query_expansion": "disabled",
                 "search_mode": "documents",
                 "return_snippet": False,
-                "document_text": "struct_data",
+                "document_text": "struct_json",
             },
         ),
         (
@@ -483,11 +495,16 @@ def test_a_key_file_that_is_not_a_json_object_names_the_field(tmp_path):
         ({"title_field": "name"}, {"title_fields": ("name",)}, "`title_fields=('name',)` here"),
         ({"title_field": None}, {}, "`title_field=None` is the peer's default"),
         ({"id_field": "doc_id"}, {}, "`id_field='doc_id'` is ignored here: each document"),
-        ({"id_field": None}, {}, "`id_field=None` is ignored here"),
+        ({"id_field": None}, {}, "`id_field=None` is the peer's default, and changes nothing"),
         (
             {"ignore_record_details_in_response": False},
             {},
-            "`ignore_record_details_in_response=False` is ignored here: the reranker always",
+            "`ignore_record_details_in_response=False` is the peer's default, and changes nothing",
+        ),
+        (
+            {"ignore_record_details_in_response": True},
+            {},
+            "`ignore_record_details_in_response=True` is ignored here: the reranker always",
         ),
         ({"location_id": "eu"}, {"location": "eu"}, "VertexAIRank's `location_id='eu'`"),
     ],
@@ -603,7 +620,8 @@ def test_two_peer_names_for_one_setting_are_refused():
     "name", ["custom_embedding", "custom_embedding_field_path", "custom_embedding_ratio"]
 )
 def test_custom_embeddings_have_no_equivalent(name):
-    error = refused(PEER_RETRIEVER_ARGUMENTS, **{name: 0.5, "location_id": "eu"})
+    value = "embedding" if name == "custom_embedding_field_path" else 0.5
+    error = refused(PEER_RETRIEVER_ARGUMENTS, **{name: value, "location_id": "eu"})
     assert str(error).startswith(
         f"R: langchain-google-community's VertexAISearchRetriever `{name}` has no equivalent "
         "here: custom embeddings need v1beta's SearchRequest.embedding_spec"
@@ -619,16 +637,158 @@ def test_every_name_without_an_equivalent_is_listed():
 
 
 @pytest.mark.parametrize(
-    ("table", "component"),
+    ("name", "value"),
     [
-        (PEER_CHECKER_ARGUMENTS, "VertexAICheckGroundingWrapper"),
-        (PEER_RANKER_ARGUMENTS, "VertexAIRank"),
+        ("custom_embedding", None),
+        ("custom_embedding_field_path", None),
+        ("custom_embedding_ratio", None),
+        ("custom_embedding_ratio", 0.0),
+        ("beta", False),
     ],
 )
-def test_a_peers_client_has_no_equivalent(table, component):
-    error = refused(table, client=object())
-    assert f"{component} `client` has no equivalent here: the " in str(error)
-    assert "pass credentials=, client_options=" in str(error)
+def test_a_name_without_an_equivalent_set_to_the_peers_default_changes_nothing(name, value):
+    result, message = translated(PEER_RETRIEVER_ARGUMENTS, **CHUNKS, **{name: value})
+    assert result == CHUNKS
+    assert f"VertexAISearchRetriever's `{name}={value!r}` is the peer's default, and changes " in (
+        message
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("custom_embedding_ratio", 0), ("custom_embedding_ratio", False), ("beta", 0)],
+    ids=["ratio-int-0", "ratio-false", "beta-0"],
+)
+def test_the_peers_default_is_its_value_and_type(name, value):
+    # 0 == 0.0 == False in Python: only the peer's own value is its default.
+    with pytest.raises((TypeError, InputError)):
+        translate_peer_arguments("R", PEER_RETRIEVER_ARGUMENTS, {name: value})
+
+
+@pytest.mark.parametrize(
+    ("table", "name"),
+    [
+        (PEER_RETRIEVER_ARGUMENTS, "filter"),
+        (PEER_RETRIEVER_ARGUMENTS, "order_by"),
+        (PEER_RETRIEVER_ARGUMENTS, "canonical_filter"),
+        (PEER_CHECKER_ARGUMENTS, "citation_threshold"),
+    ],
+)
+def test_none_where_the_peer_takes_it_for_its_default_leaves_ours(table, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert translate_peer_arguments("C", table, {name: None, "k": 2}) == {"k": 2}
+        # Any other value is ours to check, as given.
+        assert translate_peer_arguments("C", table, {name: "x"}) == {name: "x"}
+
+
+def test_none_elsewhere_is_left_for_the_component_to_check():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert translate_peer_arguments("C", PEER_RETRIEVER_ARGUMENTS, {"k": None}) == {"k": None}
+        assert translate_peer_arguments("C", PEER_RANKER_ARGUMENTS, {"filter": None}) == {
+            "filter": None
+        }
+
+
+# -- our names the peer shares that only its documents search takes -----------------------------
+
+DOCUMENTS_ONLY = [
+    "return_snippet",
+    "max_extractive_answer_count",
+    "max_extractive_segment_count",
+    "return_extractive_segment_score",
+    "num_previous_segments",
+    "num_next_segments",
+]
+
+
+@pytest.mark.parametrize("name", DOCUMENTS_ONLY)
+def test_a_documents_option_without_search_mode_brings_the_peers_defaults(name):
+    value = True if name in ("return_snippet", "return_extractive_segment_score") else 2
+    result, message = translated_shared(**{name: value})
+    assert result == {**PEER_DEFAULTS, **SEGMENTS, name: value}
+    assert message.startswith(
+        f"Component got {name} without search_mode, as langchain-google-community's "
+        "VertexAISearchRetriever takes it. As VertexAISearchRetriever did, the options not "
+        "given take its defaults: k=5, "
+    )
+    assert message.endswith(
+        "(pass any of them to change it). Pass search_mode='documents' to choose every option "
+        "yourself."
+    )
+
+
+def translated_shared(**arguments):
+    """``translate_peer_arguments`` of our names alone, and its one DeprecationWarning."""
+    with pytest.warns(DeprecationWarning, match="^Component got ") as record:
+        result = translate_peer_arguments("Component", PEER_RETRIEVER_ARGUMENTS, arguments)
+    assert len(record) == 1
+    return result, str(record[0].message)
+
+
+def test_two_documents_options_are_named_in_order():
+    result, message = translated_shared(
+        return_extractive_segment_score=True, max_extractive_segment_count=1, k=3
+    )
+    assert result == {**PEER_DEFAULTS, **SEGMENTS, "k": 3, "return_extractive_segment_score": True}
+    assert message.startswith(
+        "Component got max_extractive_segment_count, return_extractive_segment_score without "
+        "search_mode, as langchain-google-community's VertexAISearchRetriever takes them."
+    )
+    assert "k=5" not in message
+
+
+@pytest.mark.parametrize("mode", ["documents", "chunks"])
+def test_documents_options_with_search_mode_are_ours_alone(mode):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        arguments = {"search_mode": mode, "max_extractive_segment_count": 1}
+        assert translate_peer_arguments("C", PEER_RETRIEVER_ARGUMENTS, arguments) == arguments
+
+
+@pytest.mark.parametrize(
+    "table",
+    [PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS, PEER_SUMMARY_ARGUMENTS, PEER_CONNECTION_ARGUMENTS],
+    ids=["llamaindex-retriever", "summary", "connection"],
+)
+def test_only_the_langchain_retriever_takes_documents_options_for_the_peers(table):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        arguments = {"max_extractive_segment_count": 1}
+        assert translate_peer_arguments("C", table, arguments) == arguments
+
+
+@pytest.mark.parametrize(
+    "segment_option",
+    ["return_extractive_segment_score", "num_previous_segments", "num_next_segments"],
+)
+def test_extractive_answers_with_segment_options_ask_for_one_segment(segment_option):
+    value = True if segment_option == "return_extractive_segment_score" else 2
+    result, message = translated(
+        PEER_RETRIEVER_ARGUMENTS, get_extractive_answers=True, **{segment_option: value}
+    )
+    assert result == {
+        **PEER_DEFAULTS,
+        "search_mode": "documents",
+        "return_snippet": False,
+        "max_extractive_answer_count": 1,
+        "max_extractive_segment_count": 1,
+        "document_text": "extractive_answers",
+        segment_option: value,
+        **FLAT,
+    }
+    assert "max_extractive_segment_count=1" in message
+    # Given, our count wins; without segment options, no segment is asked for.
+    result, _ = translated(
+        PEER_RETRIEVER_ARGUMENTS,
+        get_extractive_answers=True,
+        max_extractive_segment_count=3,
+        **{segment_option: value},
+    )
+    assert result["max_extractive_segment_count"] == 3
+    result, _ = translated(PEER_RETRIEVER_ARGUMENTS, get_extractive_answers=True)
+    assert "max_extractive_segment_count" not in result
 
 
 @pytest.mark.parametrize(
@@ -817,14 +977,14 @@ def test_every_conversion_sets_only_the_names_it_declares():
 
 def test_the_tables_names():
     assert PEER_CONNECTION_ARGUMENTS.names == {"location_id", "credentials_path"}
-    assert PEER_CHECKER_ARGUMENTS.names == {"location_id", "credentials_path", "client"}
+    assert PEER_CHECKER_ARGUMENTS.names == {"location_id", "credentials_path"}
+    assert PEER_CHECKER_ARGUMENTS.nones == {"citation_threshold"}
     assert PEER_RANKER_ARGUMENTS.names == {
         "location_id",
         "credentials_path",
         "title_field",
         "id_field",
         "ignore_record_details_in_response",
-        "client",
     }
     assert PEER_SUMMARY_ARGUMENTS.names == {
         "location_id",
@@ -856,6 +1016,7 @@ def test_the_tables_names():
         "custom_embedding_ratio",
         "credentials_path",
     }
+    assert PEER_RETRIEVER_ARGUMENTS.nones == {"filter", "order_by", "canonical_filter"}
     assert PEER_CONNECTION_ARGUMENTS.defaults is None
     assert (LANGCHAIN_PEER, LLAMAINDEX_PEER) == (
         "langchain-google-community",
@@ -1039,13 +1200,13 @@ def test_a_decorated_component_translates_its_peers_names_first():
         def __init__(self, **options: Unpack[_Connected]):
             self.options = options
 
-    class Checked(Connected):
-        _peer_arguments = PEER_CHECKER_ARGUMENTS
+    class Retrieving(Connected):
+        _peer_arguments = PEER_RETRIEVER_ARGUMENTS
 
     with pytest.warns(DeprecationWarning, match=r"^Connected got langchain-google-community's "):
         assert Connected(location_id="eu").options == {"location": "eu"}
-    with pytest.raises(TypeError, match="`client` has no equivalent here"):
-        Checked(client=object())
+    with pytest.raises(TypeError, match="`custom_embedding` has no equivalent here"):
+        Retrieving(custom_embedding=object())
 
 
 def test_a_decorated_component_reads_the_peers_variable_for_its_names(monkeypatch):
@@ -1151,6 +1312,7 @@ def test_a_translated_search_on_the_emulator(emulator):
         emulator_host=emulator.address,
         retry=None,
     )
+    assert arguments.pop("metadata_layout") == "flat"  # the adapters' option
     connection_keys = DiscoveryEngineConnectionArgs.__optional_keys__
     connection = DiscoveryEngineConnection(
         **{k: v for k, v in arguments.items() if k in connection_keys}

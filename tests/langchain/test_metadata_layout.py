@@ -1,6 +1,7 @@
 """``DiscoveryEngineRetriever(metadata_layout="flat")`` and ``document_text`` in LangChain, against
-the emulator: the flat layout is the default metadata plus ``id`` = the document id and every
-top-level struct data key (ours win on a clash), as langchain-google-community's documents."""
+the emulator: the flat layout is the default metadata (``id`` = the document id among it) plus
+every top-level struct data key (ours win on a clash) and the first extractive segment's
+neighbours, as langchain-google-community's documents."""
 
 from __future__ import annotations
 
@@ -36,7 +37,9 @@ def test_the_flat_layout_has_every_key_in_documents_mode(server):
         document_id = plain.metadata["document_id"]
         expected = default_metadata(document_id, plain.metadata)
         assert plain.metadata == expected
-        assert document.metadata == {**expected, "id": document_id, **FLAT_STRUCT[document_id]}
+        segment = plain.metadata["derived_struct_data"]["extractive_segments"][0]
+        neighbours = {k: segment.get(k, []) for k in ("previous_segments", "next_segments")}
+        assert document.metadata == {**expected, **neighbours, **FLAT_STRUCT[document_id]}
         assert document.page_content == plain.page_content
         assert plain.metadata["derived_struct_data"]["link"] == TITLES[document_id][1]
         assert plain.metadata["rank_signals"]  # the emulator sends them: compared, not assumed
@@ -63,11 +66,7 @@ def test_the_flat_layout_in_chunk_mode(server):
     for plain, document in zip(default, flat, strict=True):
         document_id = plain.metadata["document_id"]
         assert plain.metadata["struct_data"] == STRUCT[document_id]
-        assert document.metadata == {
-            **plain.metadata,
-            "id": document_id,
-            **FLAT_STRUCT[document_id],
-        }
+        assert document.metadata == {**plain.metadata, **FLAT_STRUCT[document_id]}
         assert document.id == plain.id == plain.metadata["chunk_name"]
         assert "/chunks/" in document.id
 
@@ -85,7 +84,7 @@ async def test_the_flat_layout_async(server):
 def test_the_default_layout_is_the_default(server):
     assert DiscoveryEngineRetriever.model_fields["metadata_layout"].get_default() == "default"
     (document, *_) = retriever(server, search_mode="documents").invoke(QUERY)
-    assert "id" not in document.metadata
+    assert document.metadata["id"] == document.metadata["document_id"] == "keeper-manual"
     assert "category" not in document.metadata
 
 

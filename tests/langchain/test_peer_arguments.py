@@ -4,6 +4,7 @@ peer; the peer's defaults apply only when a peer name is given."""
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import pytest
@@ -97,7 +98,7 @@ def test_structured_data(emulator):
     built, _ = retriever(emulator, engine_data_type=1)
     assert (built.search_mode, built.document_text, built.return_snippet) == (
         "documents",
-        "struct_data",
+        "struct_json",
         False,
     )
     request = sent(built.search)
@@ -105,7 +106,9 @@ def test_structured_data(emulator):
     assert not request.content_search_spec.snippet_spec.return_snippet
     document = built.invoke("sequence ordinal marker")[0]
     assert document.metadata["struct_data"] == {"lang": "en", "group": "sequence"}
-    assert "group: sequence" in document.page_content
+    # The peer's text: the struct data as JSON; its metadata: the id and the struct keys.
+    assert json.loads(document.page_content) == {"lang": "en", "group": "sequence"}
+    assert (document.metadata["id"], document.metadata["group"]) == ("sequence", "sequence")
 
 
 def test_website_data(emulator):
@@ -185,8 +188,116 @@ def test_the_checker_takes_the_wrappers_names(emulator, tmp_path):
         }
     )
     assert out["grounding"].support_score is not None
-    with pytest.raises(ValidationError, match="pass credentials=, client_options="):
+    with pytest.raises(ValidationError, match=r"client must be a Google client with a check_gro"):
         GroundingChecker(project_id=PROJECT, client=object())
+
+
+def test_the_checker_takes_the_wrappers_nones(emulator):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        checker = GroundingChecker(
+            project_id=PROJECT, emulator_host=emulator.address, citation_threshold=None, client=None
+        )
+    assert (checker.citation_threshold, checker.spec.citation_threshold) == (0.6, 0.6)
+    assert checker.client is None
+
+
+# -- peer code in the names both packages share (issue #38) --------------------------------------
+
+SEGMENT_SCORES = {"max_extractive_segment_count": 1, "return_extractive_segment_score": True}
+
+
+def test_the_peers_segment_options_alone_search_as_the_peer_did(emulator):
+    with pytest.warns(DeprecationWarning, match="without search_mode") as record:
+        built = DiscoveryEngineRetriever(
+            project_id=PROJECT,
+            data_store_id="test-docs",
+            emulator_host=emulator.address,
+            **SEGMENT_SCORES,
+        )
+    assert record[0].filename == __file__
+    assert (built.search_mode, built.k, built.document_text) == (
+        "documents",
+        5,
+        "extractive_segments",
+    )
+    request = sent(built.search)
+    extractive = request.content_search_spec.extractive_content_spec
+    assert (extractive.num_previous_segments, extractive.num_next_segments) == (1, 1)
+    assert extractive.return_extractive_segment_score
+    documents = built.invoke(QUERY)
+    assert documents
+    for document in documents:
+        (segment,) = document.metadata["derived_struct_data"]["extractive_segments"]
+        assert document.page_content == segment["content"]
+        # What the peer's integration test reads.
+        assert document.metadata["id"] == document.metadata["document_id"]
+        assert document.metadata["source"]
+        assert document.metadata["relevance_score"] == segment["relevanceScore"]
+        assert "previous_segments" in document.metadata
+        assert "next_segments" in document.metadata
+
+
+@pytest.mark.parametrize(
+    ("given", "text"),
+    [
+        ({"max_extractive_answer_count": 3}, "extractive_segments"),
+        ({"num_previous_segments": 2}, "extractive_segments"),
+        ({"return_snippet": True}, "extractive_segments"),
+        ({"get_extractive_answers": True, "return_extractive_segment_score": True}, None),
+    ],
+    ids=["answer-count", "previous-segments", "snippets", "answers-and-segment-scores"],
+)
+def test_peer_code_of_shared_names_builds_and_searches(emulator, given, text):
+    with pytest.warns(DeprecationWarning, match="the options not given take its defaults"):
+        built = DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address, **given
+        )
+    for name, value in given.items():
+        if name != "get_extractive_answers":
+            assert getattr(built, name) == value
+    assert built.document_text == (text or "extractive_answers")
+    documents = built.invoke(QUERY)
+    assert documents
+    assert all(d.page_content for d in documents)
+
+
+def test_the_peers_nones_and_defaults_are_accepted(emulator):
+    with pytest.warns(DeprecationWarning, match="langchain-google-community's names") as record:
+        built = DiscoveryEngineRetriever(
+            project_id=PROJECT,
+            data_store_id="test-docs",
+            emulator_host=emulator.address,
+            filter=None,
+            order_by=None,
+            canonical_filter=None,
+            boost_spec=None,
+            custom_embedding=None,
+            custom_embedding_field_path=None,
+            custom_embedding_ratio=0.0,
+        )
+    (warning,) = record
+    for name in ("custom_embedding=None", "custom_embedding_ratio=0.0"):
+        assert f"`{name}` is the peer's default, and changes nothing here" in str(warning.message)
+    assert (built.filter, built.order_by, built.canonical_filter, built.boost_spec) == (
+        "",
+        "",
+        "",
+        None,
+    )
+    assert built.invoke(QUERY)
+
+
+def test_a_real_custom_embedding_says_what_to_use_instead(emulator):
+    with pytest.raises(ValidationError, match="drop it \\(the search ranks by relevance\\)"):
+        DiscoveryEngineRetriever(
+            project_id=PROJECT,
+            data_store_id="test-docs",
+            emulator_host=emulator.address,
+            custom_embedding=object(),
+            custom_embedding_field_path="embedding",
+            custom_embedding_ratio=0.5,
+        )
 
 
 def test_the_summary_takes_the_tools_names(emulator):
@@ -229,9 +340,19 @@ def test_a_peer_name_is_for_the_constructor_only(emulator):
     built, _ = retriever(emulator, max_documents=3)
     built.k = 2  # our names are assigned as before
     assert built.search.spec.k == 2
-    with pytest.raises(ValidationError, match=r"unknown argument 'location_id' \(did you mean"):
-        built.location_id = "us"
-    assert built.location == "global"
+    with pytest.raises(ValidationError, match=r"unknown argument 'max_documents' \(did you mean"):
+        built.max_documents = 2
+    assert built.k == 2
+
+
+def test_location_id_reads_and_sets_the_location(emulator):
+    built, _ = retriever(emulator, max_documents=3)
+    assert built.location_id == built.location == "global"
+    built.location_id = "us"
+    assert (built.location, built.target.location) == ("us", "us")
+    with pytest.raises(ValidationError, match="location"):
+        built.location_id = "mars"
+    assert built.location_id == "us"
 
 
 @pytest.fixture

@@ -29,10 +29,12 @@ from langchain_grounding import (
     DeveloperKnowledgeRetriever,
     DeveloperKnowledgeSearchTool,
     DiscoveryEngineAnswer,
+    DiscoveryEngineMultiTurnRetriever,
     DiscoveryEngineReranker,
     DiscoveryEngineRetriever,
     DiscoveryEngineSearchTool,
     DiscoveryEngineSummary,
+    DiscoveryEngineSummaryTool,
     ExtractiveChatModel,
     GroundedChain,
     GroundingCallbackHandler,
@@ -204,6 +206,16 @@ ROWS: dict[str, Row] = {
         ),
         **invoking(QUESTION),
     ),
+    "DiscoveryEngineMultiTurnRetriever": Row(
+        lambda e: DiscoveryEngineMultiTurnRetriever(
+            project_id=PROJECT,
+            data_store_id="test-docs",
+            filter='group: ANY("odd")',
+            document_text="snippets",
+            **connection(e),
+        ),
+        **invoking(QUESTION),
+    ),
     "DeveloperKnowledgeRetriever": Row(
         lambda e: DeveloperKnowledgeRetriever(k=2, **connection(e)), **invoking("generators")
     ),
@@ -270,6 +282,16 @@ ROWS: dict[str, Row] = {
             name="answer_docs",
         ),
         **invoking({**TOOL_CALL, "name": "answer_docs", "args": {"query": QUESTION}}, tool_result),
+    ),
+    "DiscoveryEngineSummaryTool": Row(
+        lambda e: DiscoveryEngineSummaryTool(
+            name="docs_summary",
+            project_id=PROJECT,
+            data_store_id="test-docs",
+            result_count=2,
+            **connection(e),
+        ),
+        **invoking({**TOOL_CALL, "name": "docs_summary", "args": {"query": QUESTION}}, tool_result),
     ),
     "GroundingMiddleware": Row(
         lambda e: GroundingMiddleware(checker(e), on_ungrounded="revise", max_revisions=1),

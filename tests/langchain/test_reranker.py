@@ -39,14 +39,17 @@ async def test_in_a_contextual_compression_retriever(emulator, retriever):
     assert scores == sorted(scores, reverse=True)
     assert all(0 < s <= 1 for s in scores)
     originals = {d.id: d for d in retriever.invoke(QUERY)}
-    for document in documents:  # every metadata key kept, the score added
+    for document in documents:  # every metadata key kept, the score as the peer's and ours
         original = originals[document.id]
         assert document.page_content == original.page_content
+        score = document.metadata["rank_score"]
         assert document.metadata == {
             **original.metadata,
-            "rank_score": document.metadata["rank_score"],
+            "relevance_score": score,
+            "rank_score": score,
         }
-        assert "rank_score" not in original.metadata
+        assert original.metadata["relevance_score"] != score
+        assert document.metadata["id"] == original.metadata["id"]  # its own id kept
     assert await compressed.ainvoke(QUERY) == documents
 
 
@@ -92,6 +95,15 @@ def test_bad_settings_and_inputs(emulator):
     assert copied.ranking.spec.top_n == 1
 
 
+@pytest.mark.parametrize(
+    ("fields", "title_field"),
+    [({}, "title"), ({"title_fields": ("a", "b")}, None), ({"title_fields": ()}, None)],
+    ids=["default", "two", "none"],
+)
+def test_title_field_is_the_one_title_field(emulator, fields, title_field):
+    assert reranker(emulator, **fields).title_field == title_field
+
+
 def test_title_fields_and_the_stand_in_models_pace_are_checked(emulator):
     from langchain_grounding import ExtractiveChatModel
 
@@ -125,10 +137,14 @@ def test_vertex_ai_rank_code_ports_with_its_names(emulator):
     assert "VertexAIRank's `title_field='section'` is `title_fields=('section',)` here" in message
     assert "`id_field='id'` is ignored here: each document comes back whole" in message
     assert (ported.location, ported.title_fields, ported.top_n) == ("global", ("section",), 1)
+    # The peer's attributes read back.
+    assert (ported.location_id, ported.title_field, ported.client) == ("global", "section", None)
     (best,) = ported.compress_documents(documents, QUERY)
     assert best.page_content == documents[1].page_content
-    assert best.metadata["section"] == "with"
-    with pytest.raises(ValidationError, match="VertexAIRank `client` has no equivalent here"):
+    # The peer's metadata: the position given as "id", the rank score as "relevance_score".
+    assert (best.metadata["section"], best.metadata["id"]) == ("with", "1")
+    assert best.metadata["relevance_score"] == best.metadata["rank_score"] > 0
+    with pytest.raises(ValidationError, match=r"client must be a Google client with a rank\(\)"):
         reranker(emulator, client=object())
     with pytest.raises(ValidationError, match=r"title_field must be a metadata key \(a string\)"):
         reranker(emulator, title_field=3)

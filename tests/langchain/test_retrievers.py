@@ -353,7 +353,11 @@ def test_every_search_option_reaches_the_spec(emulator):
 @pytest.mark.parametrize(
     ("kwargs", "field", "limit"),
     [
-        ({"max_extractive_answer_count": 1}, "max_extractive_answer_count", None),
+        (
+            {"search_mode": "chunks", "max_extractive_answer_count": 1},
+            "max_extractive_answer_count",
+            None,
+        ),
         (
             {"search_mode": "documents", "max_extractive_answer_count": 6},
             "max_extractive_answer_count",

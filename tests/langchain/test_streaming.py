@@ -261,14 +261,14 @@ def test_raise_policy_raises_after_the_report(emulator, retriever, answer):
     assert final["fallback_answer"] == fallback.last.fallback_answer
 
 
-async def test_an_answer_alone_streams_its_report(emulator):
+async def test_an_answer_alone_streams_the_peers_response(emulator):
     documents = {"configurable": {"documents": DOCS}}
     chain = RunnableLambda(lambda _: UNICODE_ANSWER) | checker(
         emulator, check_while_streaming=True, claim_min_chars=5
     ).with_config(documents)
-    (report,) = list(chain.stream("q"))
-    assert isinstance(report, GroundingReport)
-    assert report.result.answer == UNICODE_ANSWER
+    (response,) = list(chain.stream("q"))
+    assert isinstance(response, GroundingChecker.CheckGroundingResponse)
+    assert " ".join(c["claim_text"] for c in response.claims) == UNICODE_ANSWER
     events = [e async for e in chain.astream_events("q", version="v2")]
     verdicts = [e["data"] for e in events if e["event"] == "on_custom_event"]
     assert sorted(v["text"] for v in verdicts) == sorted(

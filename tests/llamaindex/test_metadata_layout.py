@@ -47,7 +47,9 @@ def test_the_flat_layout_has_every_key_in_documents_mode(server):
         document_id = plain.node.metadata["document_id"]
         expected = default_metadata(document_id, plain.node.metadata)
         assert plain.node.metadata == expected
-        assert node.metadata == {**expected, "id": document_id, **FLAT_STRUCT[document_id]}
+        segment = plain.node.metadata["derived_struct_data"]["extractive_segments"][0]
+        neighbours = {k: segment.get(k, []) for k in ("previous_segments", "next_segments")}
+        assert node.metadata == {**expected, **neighbours, **FLAT_STRUCT[document_id]}
         assert node.text == plain.node.text
         assert hit.score == plain.score
         # Only the prose keys reach the LLM and the embeddings, in the flat layout too.
@@ -96,7 +98,7 @@ def test_the_default_layout_is_the_default(server):
     plain = retriever(server, search_mode="documents")
     assert plain.metadata_layout == "default"
     (hit, *_) = plain.retrieve(QUERY)
-    assert "id" not in hit.node.metadata
+    assert hit.node.metadata["id"] == hit.node.metadata["document_id"]
     assert "category" not in hit.node.metadata
 
 

@@ -3,6 +3,7 @@ the connection names on every Discovery Engine component), on the emulator."""
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import pytest
@@ -90,9 +91,9 @@ def test_without_peer_names_nothing_changes(emulator):
 def test_structured_data_and_the_user_agent(emulator):
     built, message = retriever(emulator, engine_data_type=1, user_agent="my-app/1.0")
     assert "`user_agent='my-app/1.0'` is ignored here" in message
-    assert (built.spec.document_text, built.similarity_top_k) == ("struct_data", 5)
+    assert (built.spec.document_text, built.similarity_top_k) == ("struct_json", 5)
     node = built.retrieve("sequence ordinal marker")[0]
-    assert "group: sequence" in node.node.text
+    assert json.loads(node.node.text) == {"lang": "en", "group": "sequence"}  # the peer's JSON
 
 
 def test_credentials_path(emulator, tmp_path, monkeypatch):

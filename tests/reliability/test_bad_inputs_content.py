@@ -24,7 +24,9 @@ from tests.reliability.bad_input_table import clear_error_test, table_size_test
 
 PROJECT = "test-project"
 DOCS = {"search_mode": "documents"}
-CHOICES = "'auto', 'extractive_segments', 'extractive_answers', 'snippets', 'struct_data'"
+CHOICES = (
+    "'auto', 'extractive_segments', 'extractive_answers', 'snippets', 'struct_data', 'struct_json'"
+)
 
 
 def _lc(e, **options):

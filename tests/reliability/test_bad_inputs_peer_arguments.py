@@ -223,8 +223,9 @@ CASES = [
         lambda e: lc.GroundingChecker(project_id=PROJECT, client=object()),
         ValidationError,
         [
-            "VertexAICheckGroundingWrapper `client` has no equivalent here",
-            "pass credentials=, client_options= (e.g. {'api_endpoint': ...}) or emulator_host=",
+            "client must be a Google client with a check_grounding() method",
+            "got object; or leave it out, and the connection builds Google's clients "
+            "(credentials=, client_options=, emulator_host=)",
         ],
     ),
     # -- the summary's spec kwargs ---------------------------------------------------------

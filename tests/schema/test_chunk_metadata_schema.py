@@ -30,7 +30,7 @@ CHUNK_KEYS = documented_chunk_keys()
 
 def test_the_documented_schema_is_the_core_schema():
     assert set(chunk_metadata(SourceChunk(name="n", content="c"))) == CHUNK_KEYS
-    assert {"source", "chunk_name", "previous_chunks", "next_chunks", "page_end"} <= CHUNK_KEYS
+    assert {"source", "id", "chunk_name", "previous_chunks", "next_chunks"} <= CHUNK_KEYS
 
 
 def assert_one_schema(documents, nodes):
@@ -83,7 +83,7 @@ def test_the_schema_holds_what_the_options_asked_for(emulator):
         "ordinal marker number 3 of six"
     )
     metadata = document.metadata
-    assert metadata["document_id"] == "sequence"
+    assert metadata["document_id"] == metadata["id"] == "sequence"
     assert metadata["chunk_id"] == "c3"
     assert [c["id"] for c in metadata["previous_chunks"]] == ["c2"]
     assert [c["id"] for c in metadata["next_chunks"]] == ["c4", "c5"]

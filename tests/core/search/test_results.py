@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from google.cloud import discoveryengine_v1 as de
+from google.protobuf.json_format import MessageToDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -684,6 +685,27 @@ def test_struct_data_text_is_its_sorted_key_value_lines(struct, text):
     assert one(document(None, struct), "struct_data").content == text
 
 
+@pytest.mark.parametrize(
+    ("struct", "text"),
+    [
+        ({"title": "Widget", "price": 12}, '{"price": 12.0, "title": "Widget"}'),
+        ({"n": [1, 2.5], "a": {"b": True}, "z": None}, None),
+        ({"名前": "東京 🚀"}, '{"\\u540d\\u524d": "\\u6771\\u4eac \\ud83d\\ude80"}'),
+        ({}, "{}"),
+    ],
+    ids=["numbers-as-floats", "nested", "non-ascii", "empty"],
+)
+def test_struct_json_text_is_the_peers_json_of_the_struct_data(struct, text):
+    result = document(None, struct)
+    # langchain-google-community's and LlamaIndex's text of a structured result.
+    peers = json.dumps(
+        MessageToDict(pb(result).document, preserving_proto_field_name=True).get("struct_data", {})
+    )
+    assert one(result, "struct_json").content == peers
+    assert text is None or peers == text
+    assert json.loads(peers) == json.loads(json.dumps(struct))
+
+
 # -- response-level values ----------------------------------------------------------------------
 
 
@@ -967,6 +989,14 @@ def test_each_choice_is_that_content_of_the_response(content, choice):
     chunks = content.replace(**ALL_CONTENT, document_text=choice).search(QUERY)
     assert [c.document_id for c in chunks] == ORDER  # one result each, in the search's order
     assert [c.content for c in chunks] == EXPECTED[choice]
+
+
+def test_struct_json_is_each_results_struct_data_numbers_as_floats(content):
+    chunks = content.replace(**ALL_CONTENT, document_text="struct_json").search(QUERY)
+    assert [json.loads(c.content) for c in chunks] == [
+        json.loads(json.dumps(s), parse_int=float)
+        for s in (MANUAL_STRUCT, TITLE_ONLY_STRUCT, {}, TOKYO_STRUCT)
+    ]
 
 
 def test_the_text_is_the_content_the_response_carries(content):

@@ -52,6 +52,7 @@ def test_the_documented_limits_and_defaults():
         "extractive_answers",
         "snippets",
         "struct_data",
+        "struct_json",
     )
 
 
@@ -367,7 +368,7 @@ def test_documents_mode_content_has_google_s_limits(kwargs, field, limit, words)
         (
             {**DOCS, "document_text": "segments"},
             r"^document_text must be one of 'auto', 'extractive_segments', "
-            r"'extractive_answers', 'snippets', 'struct_data', got 'segments'",
+            r"'extractive_answers', 'snippets', 'struct_data', 'struct_json', got 'segments'",
         ),
         ({"document_text": "snippets"}, r"^document_text='snippets' needs search_mode='documents'"),
         ({"document_text": "struct_data"}, r"^document_text='struct_data' needs search_mode="),
