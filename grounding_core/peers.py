@@ -565,6 +565,7 @@ PEER_RETRIEVER_ARGUMENTS = PeerTable(
 """LangChain's ``DiscoveryEngineRetriever``: langchain-google-community's
 ``VertexAISearchRetriever`` names (its same-named options need nothing)."""
 
+
 def _multi_turn_data_type(name: str) -> Convert:
     """The multi-turn peer's ``engine_data_type``: 0 and 2 search alike here, 1 is refused."""
 

@@ -43,10 +43,19 @@ __all__ = ["DiscoveryEngineRetriever"]
 # attributes set on the retriever (retriever.get_extractive_answers = True). LangChain's peer
 # takes the same names in its constructor, meaning the same.
 _ATTRIBUTE_ONLY = ("get_extractive_answers", "query_expansion_condition", "spell_correction_mode")
+# Its options named as ours that only its documents search takes: set without search_mode,
+# they bring its defaults, documents mode first.
+_DOCUMENTS_OPTIONS = frozenset(
+    {"max_extractive_answer_count", "max_extractive_segment_count"}
+    | {"return_extractive_segment_score"}
+)
+# Its options whose None means "none" (its default): None there is our default.
+_NONES = frozenset({"filter", "boost_spec"})
 
 
 def _peer_table() -> PeerTable:
-    """The LlamaIndex peer's names: the core's table, and the names of ``_ATTRIBUTE_ONLY``; with
+    """The LlamaIndex peer's names: the core's table, the names of ``_ATTRIBUTE_ONLY``, its
+    ``_DOCUMENTS_OPTIONS`` and its ``_NONES``; with
     ``get_extractive_answers``, its documents' text is their extractive answers (one each),
     asked for in place of the segments of unstructured data (website data asks for both). Its
     documents' metadata is laid out flat (``id`` and the struct data keys at the top, where
@@ -73,8 +82,9 @@ def _peer_table() -> PeerTable:
             found |= {"max_extractive_answer_count": 1, "document_text": "extractive_answers"}
         return found | {"metadata_layout": "flat"}
 
-    defaults = dataclasses.replace(core_defaults, values=values)
-    return dataclasses.replace(core, arguments=core.arguments + extra, defaults=defaults)
+    defaults = dataclasses.replace(core_defaults, values=values, shared=_DOCUMENTS_OPTIONS)
+    arguments = core.arguments + extra
+    return dataclasses.replace(core, arguments=arguments, defaults=defaults, nones=_NONES)
 
 
 PEER_ARGUMENTS = _peer_table()
@@ -261,8 +271,13 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         (a bad value changes nothing), the peer's names warning as they do there."""
         given = {n: v for n, v in self._given.items() if not _sets(n) & _sets(name)}
         given[name] = value
+        # It warns as the constructor does of a peer's name, and of an option bringing the
+        # peer's defaults; of the names given before, it warned already.
+        brings_defaults = name in _DOCUMENTS_OPTIONS and not (
+            self._given.keys() & (PEER_ARGUMENTS.names | _DOCUMENTS_OPTIONS | {"search_mode"})
+        )
         with warnings.catch_warnings():
-            if name not in PEER_ARGUMENTS.names:  # the peer's names were warned of already
+            if name not in PEER_ARGUMENTS.names and not brings_defaults:
                 warnings.simplefilter("ignore", DeprecationWarning)
             arguments = translate_peer_arguments(type(self).__name__, PEER_ARGUMENTS, given)
         arguments = {n: v for n, v in arguments.items() if n in _SETTABLE | {"k"}}

@@ -109,6 +109,28 @@ def test_the_peers_attribute_configuration_searches_as_the_peer(emulator):
         assert hit.node.text == "\n\n".join(a["content"] for a in answers)
 
 
+def test_a_documents_option_set_without_search_mode_brings_the_peers_defaults(retriever):
+    # The peer's users build it with its shared names only, then set its options.
+    with pytest.warns(DeprecationWarning, match="got max_extractive_segment_count without") as w:
+        retriever.max_extractive_segment_count = 2
+    assert w[0].filename == __file__
+    spec = retriever.spec
+    assert (spec.search_mode, spec.max_extractive_segment_count, spec.k) == ("documents", 2, 5)
+    assert retriever.metadata_layout == "flat"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the defaults are on already: nothing new to say
+        retriever.return_extractive_segment_score = False
+    assert retriever.retrieve("lighthouse keeper")
+
+
+def test_none_is_the_peers_no_filter_and_no_boost(emulator):
+    retriever = build(emulator, filter=None, boost_spec=None)
+    assert (retriever.filter, retriever.boost_spec) == ("", None)
+    retriever.filter, retriever.boost_spec = FILTER, BOOST
+    retriever.filter, retriever.boost_spec = None, None
+    assert retriever.spec == build(emulator).spec
+
+
 def test_a_set_option_is_sent(retriever):
     retriever.filter = FILTER
     retriever.search_mode = "documents"

@@ -78,6 +78,24 @@ def test_the_issues_probe(emulator):
     assert built.retrieve("lighthuose") == []  # the peer's spell correction: suggestion only
 
 
+def test_the_peers_documents_options_alone_bring_its_defaults(emulator):
+    # Issue 38's probe, in the LlamaIndex peer's names (its attributes, given here).
+    with pytest.warns(DeprecationWarning, match="without search_mode") as record:
+        built = DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address,
+            max_extractive_segment_count=1, return_extractive_segment_score=True,
+        )  # fmt: skip
+    assert record[0].filename == __file__
+    spec = built.spec
+    assert (spec.search_mode, spec.document_text, built.similarity_top_k) == (
+        "documents",
+        "extractive_segments",
+        5,
+    )
+    nodes = built.retrieve(QUERY)
+    assert [n.node.node_id for n in nodes] == [n.node.metadata["id"] for n in nodes]
+
+
 def test_without_peer_names_nothing_changes(emulator):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
