@@ -22,7 +22,13 @@ from llamaindex_grounding import (
     DiscoveryEngineRetriever,
     GroundingEvaluator,
 )
-from tests.core.peer_inputs import SPELL, service_account_file
+from tests.core.peer_inputs import (
+    SPELL,
+    STRUCTURED,
+    STRUCTURED_DOCUMENTS,
+    add_structured_data_store,
+    service_account_file,
+)
 
 PROJECT = "test-project"
 QUERY = "lighthouse keeper"
@@ -94,6 +100,23 @@ def test_the_peers_documents_options_alone_bring_its_defaults(emulator):
     )
     nodes = built.retrieve(QUERY)
     assert [n.node.node_id for n in nodes] == [n.node.metadata["id"] for n in nodes]
+
+
+def test_structured_results_keep_the_document_identity_and_struct_data(emulator):
+    # llama_index #21933's test, through the search: the node id and metadata["id"] are the
+    # document id, the struct data keys are metadata keys, the text is the struct data's JSON.
+    add_structured_data_store(emulator.address, PROJECT)
+    with pytest.warns(DeprecationWarning, match="`engine_data_type=1`"):
+        built = DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id=STRUCTURED, location_id="global",
+            engine_data_type=1, emulator_host=emulator.address,
+        )  # fmt: skip
+    (hit,) = built.retrieve("RUN")
+    node = hit.node
+    assert node.id_ == node.metadata["id"] == "li-meta-gamma"
+    assert (node.metadata["case_id"], node.metadata["title"]) == ("RUN", "Gamma")
+    assert node.metadata["document_name"].endswith("/documents/li-meta-gamma")
+    assert json.loads(node.text) == STRUCTURED_DOCUMENTS["li-meta-gamma"]
 
 
 def test_without_peer_names_nothing_changes(emulator):

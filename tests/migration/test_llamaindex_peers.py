@@ -21,13 +21,11 @@ import re
 import warnings
 from typing import Any
 
-import grpc
 import pytest
-from google.auth.credentials import AnonymousCredentials
-from google.cloud import discoveryengine_v1 as de
 
 from benchmarks.peer_venvs import LLAMAINDEX_PEER, LLAMAINDEX_RERANK_PEER, PeerEnv
 from grounding_emulator import EmulatorServer
+from tests.core.peer_inputs import STRUCTURED, add_structured_data_store
 from tests.migration.peer_harness import plain
 from tests.migration.record_peers import run_blocks
 
@@ -37,12 +35,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 PROJECT = "my-project"
-STRUCTURED = "structured-docs"
-# The structured documents of llama_index #21933's test, and one more.
-STRUCTURED_DOCUMENTS = {
-    "li-meta-gamma": {"case_id": "RUN", "title": "Gamma", "expected_doc_id": "li-meta-gamma"},
-    "li-meta-delta": {"case_id": "WALK", "title": "Delta", "expected_doc_id": "li-meta-delta"},
-}
 # The peers' modules and classes, and ours: a port changes these names and nothing else.
 PORT = {
     "llama_index.retrievers.vertexai_search": "llamaindex_grounding",
@@ -208,33 +200,6 @@ def port(code: str) -> str:
     return code
 
 
-def _client(cls: Any, address: str) -> Any:
-    transport = cls.get_transport_class("grpc")(
-        channel=grpc.insecure_channel(address), credentials=AnonymousCredentials()
-    )
-    return cls(transport=transport)
-
-
-def _add_structured_data_store(address: str) -> None:
-    """``STRUCTURED``: a data store without content and its struct-data documents, made through
-    Google's resource clients as on Google Cloud."""
-    data_stores = _client(de.DataStoreServiceClient, address)
-    documents = _client(de.DocumentServiceClient, address)
-    made = data_stores.create_data_store(
-        parent=f"projects/{PROJECT}/locations/global/collections/default_collection",
-        data_store=de.DataStore(display_name=STRUCTURED, content_config="NO_CONTENT"),
-        data_store_id=STRUCTURED,
-    ).result(timeout=30)
-    for document_id, struct_data in STRUCTURED_DOCUMENTS.items():
-        documents.create_document(
-            parent=f"{made.name}/branches/default_branch",
-            document=de.Document(struct_data=struct_data),
-            document_id=document_id,
-        )
-    data_stores.transport.close()
-    documents.transport.close()
-
-
 @pytest.fixture(scope="module")
 def side_by_side(
     builtin_emulator: EmulatorServer,
@@ -242,7 +207,7 @@ def side_by_side(
     """Per app: the peer's ``results`` (plain data), ours (plain data too) and the
     deprecation warnings ours raised."""
     address = builtin_emulator.address
-    _add_structured_data_store(address)
+    add_structured_data_store(address, PROJECT)
     runs = {}
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DISCOVERYENGINE_EMULATOR_HOST", address)
