@@ -54,12 +54,11 @@ _NONES = frozenset({"filter", "boost_spec"})
 
 
 def _peer_table() -> PeerTable:
-    """The LlamaIndex peer's names: the core's table, the names of ``_ATTRIBUTE_ONLY``, its
-    ``_DOCUMENTS_OPTIONS`` and its ``_NONES``; with
-    ``get_extractive_answers``, its documents' text is their extractive answers (one each),
-    asked for in place of the segments of unstructured data (website data asks for both). Its
-    documents' metadata is laid out flat (``id`` and the struct data keys at the top, where
-    llama_index #21933's fix puts them)."""
+    """The LlamaIndex peer's names: the core's table, with the names of ``_ATTRIBUTE_ONLY``,
+    ``_DOCUMENTS_OPTIONS`` and ``_NONES``. With ``get_extractive_answers``, its documents' text
+    is their extractive answers (one each), asked for in place of the segments of unstructured
+    data (website data asks for both); its documents' metadata is laid out flat (``id`` and the
+    struct data keys at the top, where llama_index #21933's fix puts them)."""
     core = PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS
     core_defaults = typing.cast(PeerDefaults, core.defaults)
     extra = tuple(
@@ -87,7 +86,7 @@ def _peer_table() -> PeerTable:
     return dataclasses.replace(core, arguments=arguments, defaults=defaults, nones=_NONES)
 
 
-PEER_ARGUMENTS = _peer_table()
+_PEER_ARGUMENTS = _peer_table()
 # Every option an attribute sets, as the constructor's argument of that name would: the
 # search options (k is similarity_top_k here), the layout, and the peer's options.
 _SETTABLE = (
@@ -98,18 +97,19 @@ _SETTABLE = (
 # What the constructor keeps to configure the retriever again when an attribute is set: the
 # settable names and the peer's names that bring its defaults (never credentials).
 _KEPT = _SETTABLE | {"location_id", "user_agent"}
-# The other peers' names (connection ones, LangChain's), with the option to use instead.
-_PEER_NAMES = {
+# The names that are not attributes here (the peers' connection ones, LangChain's, ``k``),
+# with the option to use instead.
+_REFUSED = {
     argument.name: "".join(argument.ours[:1])
-    for table in (PEER_RETRIEVER_ARGUMENTS, PEER_ARGUMENTS)
+    for table in (PEER_RETRIEVER_ARGUMENTS, _PEER_ARGUMENTS)
     for argument in table.arguments
     if argument.name not in _SETTABLE
-}
+} | {"k": "similarity_top_k"}
 
 
 def _sets(name: str) -> frozenset[str]:
     """The options of ours that the argument ``name`` sets."""
-    for argument in PEER_ARGUMENTS.arguments:
+    for argument in _PEER_ARGUMENTS.arguments:
         if argument.name == name:
             return frozenset(argument.ours)
     return frozenset({name})
@@ -220,7 +220,7 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
     """
 
     # The peer's names (its VertexAISearchRetriever), translated with a warning.
-    _peer_arguments: ClassVar[PeerTable] = PEER_ARGUMENTS
+    _peer_arguments: ClassVar[PeerTable] = _PEER_ARGUMENTS
     _given: dict[str, Any]
 
     @_keeping_arguments
@@ -255,9 +255,13 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         # attribute here configures the retriever as the constructor given it too would.
         if name in _SETTABLE:
             self._configure(name, value)
-        elif name in _PEER_NAMES:
-            ours = _PEER_NAMES[name]
-            instead = f"build the retriever with {ours}=..." if ours else "it has no equivalent"
+        elif name in _REFUSED:
+            ours = _REFUSED[name]
+            instead = "it has no equivalent"
+            if ours:
+                instead = (
+                    f"set {ours}" if ours in _SETTABLE else f"build the retriever with {ours}=..."
+                )
             raise AttributeError(
                 f"{name} is not an option of {type(self).__name__} that an attribute sets: "
                 f"{instead} (docs/migrating.md maps each)"
@@ -274,12 +278,12 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         # It warns as the constructor does of a peer's name, and of an option bringing the
         # peer's defaults; of the names given before, it warned already.
         brings_defaults = name in _DOCUMENTS_OPTIONS and not (
-            self._given.keys() & (PEER_ARGUMENTS.names | _DOCUMENTS_OPTIONS | {"search_mode"})
+            self._given.keys() & (_PEER_ARGUMENTS.names | _DOCUMENTS_OPTIONS | {"search_mode"})
         )
         with warnings.catch_warnings():
-            if name not in PEER_ARGUMENTS.names and not brings_defaults:
+            if name not in _PEER_ARGUMENTS.names and not brings_defaults:
                 warnings.simplefilter("ignore", DeprecationWarning)
-            arguments = translate_peer_arguments(type(self).__name__, PEER_ARGUMENTS, given)
+            arguments = translate_peer_arguments(type(self).__name__, _PEER_ARGUMENTS, given)
         arguments = {n: v for n, v in arguments.items() if n in _SETTABLE | {"k"}}
         options, layout = _search_options(**arguments)
         spec = ChunkSearchSpec(**options)

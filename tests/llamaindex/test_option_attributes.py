@@ -218,6 +218,7 @@ def test_the_set_options_survive_copies(emulator):
         ("search_engine_id", "build the retriever with data_store_id=..."),
         ("user_agent", "it has no equivalent"),
         ("custom_embedding", "it has no equivalent"),
+        ("k", "set similarity_top_k"),
     ],
 )
 def test_a_connection_or_langchain_name_is_refused_as_an_attribute(retriever, name, instead):
