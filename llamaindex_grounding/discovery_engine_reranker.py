@@ -5,6 +5,9 @@ the same order, with the same defaults)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
+import typing
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
@@ -29,7 +32,7 @@ from grounding_core import (
     RankingRecord,
     RetryPolicy,
 )
-from grounding_core.peers import refuse_unknown_arguments
+from grounding_core.peers import InitT, refuse_unknown_arguments
 
 __all__ = ["DEFAULT_RERANK_MODEL", "DEFAULT_RERANK_TOP_N", "DiscoveryEngineReranker"]
 
@@ -50,6 +53,27 @@ class _OtherConnectionArgs(TypedDict, total=False):
     client_options: ClientOptions | Mapping[str, Any] | None
     timeout: float
     retry: RetryPolicy | None
+
+
+def _positionals_by_name(init: InitT) -> InitT:
+    """``init`` given its positional arguments by name, so that the peers' names and variables
+    are read with them (``$PROJECT_ID`` is not read when ``project_id`` comes by position)."""
+    names = [
+        p.name
+        for p in inspect.signature(init).parameters.values()
+        if p.kind is p.POSITIONAL_OR_KEYWORD
+    ][1:]
+
+    @functools.wraps(init)
+    def by_name(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(names):
+            raise TypeError(
+                f"{type(self).__name__} takes at most {len(names)} positional arguments "
+                f"({', '.join(names)}), got {len(args)}"
+            )
+        init(self, **dict(zip(names, args, strict=False)), **kwargs)
+
+    return typing.cast(InitT, by_name)
 
 
 class DiscoveryEngineReranker(BaseNodePostprocessor):
@@ -90,6 +114,7 @@ class DiscoveryEngineReranker(BaseNodePostprocessor):
 
     _ranking: DiscoveryEngineRanking = PrivateAttr()
 
+    @_positionals_by_name
     @refuse_unknown_arguments
     def __init__(
         self,

@@ -96,8 +96,20 @@ def test_googlereranks_positional_arguments(emulator):
     assert (built.ranking.spec.model, built.ranking.spec.top_n) == ("semantic-ranker-fast-004", 1)
     config = f"projects/{PROJECT}/locations/eu/rankingConfigs/my_config"
     assert built.ranking.ranking_config == config
-    with pytest.raises(TypeError, match="positional"):
+    with pytest.raises(TypeError, match=r"at most 6 positional arguments \(model, top_n, "):
         DiscoveryEngineReranker("m", 1, PROJECT, "eu", "c", None, "extra")
+    with pytest.raises(TypeError, match="multiple values for keyword argument 'top_n'"):
+        DiscoveryEngineReranker("m", 1, top_n=2)
+
+
+def test_a_positional_project_is_not_overridden_by_the_peers_variable(emulator, monkeypatch):
+    for name in ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PROJECT_ID", "from-the-variable")
+    built = DiscoveryEngineReranker(
+        "semantic-ranker-default-004", 2, PROJECT, emulator_host=emulator.address
+    )
+    assert built.ranking.ranking_config.startswith(f"projects/{PROJECT}/")
 
 
 def test_model_and_top_n_are_settable_as_googlereranks_fields(emulator):
