@@ -266,6 +266,15 @@ def answer_tool_text(answer: GroundedAnswer) -> str:
     if answer.skipped:
         return "No answer: " + ", ".join(answer.skipped_reasons)
     references = answer.references
+    listed = [_heading(n, {"title": r.title, "uri": r.uri}) for n, r in enumerate(references, 1)]
+    cited = cited_text(answer)
+    return cited + "\n\nSources:\n" + "\n".join(listed) if references else cited
+
+
+def cited_text(answer: GroundedAnswer) -> str:
+    """The answer's text with ``[n]`` after each cited segment (``n`` numbers the answer's
+    references from 1), as a search summary's ``summary_text`` marks them."""
+    references = answer.references
     text, count = answer.answer_text, len(references)
     markers: dict[int, list[int]] = {}
     for citation in answer.citations:
@@ -279,9 +288,7 @@ def answer_tool_text(answer: GroundedAnswer) -> str:
         pieces += [text[position:end], *(f"[{number}]" for number in markers[end])]
         position = end
     pieces.append(text[position:])
-    cited = "".join(pieces)
-    listed = [_heading(n, {"title": r.title, "uri": r.uri}) for n, r in enumerate(references, 1)]
-    return cited + "\n\nSources:\n" + "\n".join(listed) if references else cited
+    return "".join(pieces)
 
 
 def filter_help(fields: Mapping[str, str]) -> str:

@@ -655,6 +655,9 @@ PEER_RANKER_ARGUMENTS = PeerTable(
 names (``project_id``, ``ranking_config``, ``model``, ``top_n``, ``credentials`` and
 ``timeout`` are the same names)."""
 
+PEER_SUMMARY_RESULT_COUNT = 3
+"""``VertexAISearchSummaryTool``'s ``summary_result_count``."""
+
 PEER_SUMMARY_ARGUMENTS = PeerTable(
     (
         _location_id(LANGCHAIN_PEER, _SUMMARY),
@@ -667,10 +670,26 @@ PEER_SUMMARY_ARGUMENTS = PeerTable(
         _dropped(_SUMMARY, "max_documents", _ignored_count, _ONE_PAGE, defaults=()),
         _CREDENTIALS_PATH,
     ),
-    PeerDefaults(LANGCHAIN_PEER, _SUMMARY, lambda peer_values, ours_given: {"result_count": 3}),
+    PeerDefaults(
+        LANGCHAIN_PEER,
+        _SUMMARY,
+        lambda peer_values, ours_given: {"result_count": PEER_SUMMARY_RESULT_COUNT},
+    ),
 )
 """LangChain's ``DiscoveryEngineSummary``: langchain-google-community's
 ``VertexAISearchSummaryTool`` names."""
+
+PEER_SUMMARY_TOOL_SEARCH = {
+    "search_mode": "documents",
+    "return_snippet": False,
+    **_ONE_SEGMENT,
+    **_NEIGHBOURS,
+    "spell_correction": "auto",
+    "query_expansion": "disabled",
+}
+"""The search of langchain-google-community's ``VertexAISearchSummaryTool`` (its retriever's
+defaults), in ``ChunkSearchSpec``'s names: the search options of LangChain's
+``DiscoveryEngineSummaryTool`` not given."""
 
 
 # -- unknown names -----------------------------------------------------------------------------

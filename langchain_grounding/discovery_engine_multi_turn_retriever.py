@@ -16,7 +16,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import Field, PrivateAttr, model_validator
 
 from grounding_core import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG
-from grounding_core.metadata import DEFAULT_METADATA_LAYOUT, MetadataLayout
+from grounding_core.metadata import MetadataLayout
 from grounding_core.peers import PEER_MULTI_TURN_ARGUMENTS, PeerTable
 from grounding_core.search.conversation import (
     NEW_CONVERSATION,
@@ -51,8 +51,8 @@ class DiscoveryEngineMultiTurnRetriever(DiscoveryEngineSettings, BaseRetriever, 
         filter, boost_spec: the search's.
         document_text: what each result's ``page_content`` is (default
             ``"extractive_answers"``, the peer's; ``"snippets"``).
-        metadata_layout: ``"default"`` (docs/metadata.md: ``id``, ``source``, ...) or
-            ``"flat"``.
+        metadata_layout: ``"flat"`` (default: docs/metadata.md's keys and the struct data
+            keys at the top level, as the peer's documents have them) or ``"default"``.
 
     Instantiate:
         .. code-block:: python
@@ -70,7 +70,8 @@ class DiscoveryEngineMultiTurnRetriever(DiscoveryEngineSettings, BaseRetriever, 
             docs[0].metadata["id"], docs[0].metadata["source"]
 
     One ``Document`` per search result (the peer: one per extractive answer), ``id`` the
-    document's resource name, ``metadata`` every field of docs/metadata.md. Each turn also
+    document's resource name, ``metadata`` every field of docs/metadata.md and the struct
+    data keys. Each turn also
     comes as the run's custom event ``"conversation_turn"``: the conversation's name (the one
     made for ``"-"``: give its last part as ``conversation_id`` to go on with it) and the
     reply's summary. ``ainvoke`` runs on Google's async client.
@@ -87,7 +88,7 @@ class DiscoveryEngineMultiTurnRetriever(DiscoveryEngineSettings, BaseRetriever, 
     filter: str = Field(default="", description='e.g. lang: ANY("en")')
     boost_spec: Mapping[str, Any] | None = Field(default=None, description="a BoostSpec dict")
     document_text: DocumentText = Field(default="extractive_answers")
-    metadata_layout: MetadataLayout = Field(default=DEFAULT_METADATA_LAYOUT)
+    metadata_layout: MetadataLayout = Field(default="flat")
 
     _conversation: DiscoveryEngineConversation = PrivateAttr()
 

@@ -19,6 +19,7 @@ from grounding_core import (
 from grounding_core.peers import PEER_RANKER_ARGUMENTS, PeerTable
 from grounding_core.ranking import DEFAULT_TITLE_FIELDS, record_title
 
+from ._arguments import StrictArguments
 from ._connection import DiscoveryEngineSettings
 
 __all__ = ["RANK_SCORE_KEY", "DiscoveryEngineReranker"]
@@ -28,7 +29,9 @@ RANK_SCORE_KEY = "rank_score"
 langchain-google-community's ``VertexAIRank`` puts it, in place of the search's)."""
 
 
-class DiscoveryEngineReranker(DiscoveryEngineSettings, BaseDocumentCompressor, Serializable):
+class DiscoveryEngineReranker(
+    DiscoveryEngineSettings, BaseDocumentCompressor, Serializable, StrictArguments
+):
     """Reranks documents with Google's Ranking API (``RankService.Rank``): use it in a
     ``ContextualCompressionRetriever`` after a retriever, to put the best chunk first.
 

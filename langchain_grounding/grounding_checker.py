@@ -130,8 +130,8 @@ class CheckGroundingResponse(BaseModel):
     points at the right one when an empty document was skipped, where the peer's is shifted);
     ``claims``, one ``{"start_pos", "end_pos", "claim_text", "citation_indices"}`` per claim,
     the positions UTF-8 byte offsets as Google sends them, the indices into ``cited_chunks``;
-    ``answer_with_citations``, the answer with the peer's 0-based ``[i]`` markers (``i``: the
-    cited document's position in the documents given), its line breaks kept.
+    ``answer_with_citations``, the answer with the peer's ``[i]`` markers after each claim
+    (``i`` in its ``citation_indices``), its line breaks kept.
     ``support_score`` is ``None`` when nothing was checked (an empty answer)."""
 
     support_score: float | None = 0.0
@@ -164,7 +164,7 @@ class CheckGroundingResponse(BaseModel):
                 }
                 for claim in result.claims
             ],
-            answer_with_citations=report.answer_with_citations,
+            answer_with_citations=report.answer_with_citation_indices,
         )
 
 

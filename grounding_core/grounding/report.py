@@ -17,7 +17,7 @@ very objects that were checked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -182,15 +182,27 @@ class GroundingReport(Generic[S]):
         ``"Paris is the capital.[0] Lyon is old.[1][2]"``; the answer's text is kept exactly.
         No marker for a claim without a usable span or a source the report was not given.
         """
+        count = len(self.sources)
+        return self._marked(lambda claim: [i for i in claim.source_indices if i < count])
+
+    @property
+    def answer_with_citation_indices(self) -> str:
+        """The answer with each claim's ``citation_indices`` (Google's: indices into
+        ``result.cited_chunks``) as ``[i]`` markers after it, what
+        langchain-google-community's ``answer_with_citations`` writes; the answer's text is
+        kept exactly (the peer joins the claims with spaces)."""
+        return self._marked(lambda claim: list(claim.citation_indices))
+
+    def _marked(self, indices: Callable[[Claim], list[int]]) -> str:
+        """The answer with ``[i]`` after each claim with a usable span, for ``indices(claim)``."""
         if self.result is None:
             return ""
-        claims, count = self.result.claims, len(self.sources)
+        claims = self.result.claims
         out: list[str] = []
         for piece, segment in annotate_grounding(self.result).pieces():
             out.append(piece)
             if segment is not None:
-                indices = claims[segment.index].source_indices
-                out.extend(f"[{index}]" for index in indices if index < count)
+                out.extend(f"[{index}]" for index in indices(claims[segment.index]))
         return "".join(out)
 
     def markdown(self) -> str:

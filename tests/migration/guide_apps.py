@@ -44,6 +44,9 @@ PORTS = {
         (
             ("VertexAISearchRetriever", "DiscoveryEngineRetriever"),
             ("VertexAICheckGroundingWrapper", "GroundingChecker"),
+            ("VertexAIMultiTurnSearchRetriever", "DiscoveryEngineMultiTurnRetriever"),
+            ("VertexAISearchSummaryTool", "DiscoveryEngineSummaryTool"),
+            ("VertexAIRank", "DiscoveryEngineReranker"),
         ),
     ),
     "llamaindex": Port(

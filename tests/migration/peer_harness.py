@@ -7,7 +7,10 @@ with one JSON object on stdin: ``{"address": "host:port", "blocks": [{"line": 12
 "..."}, ...]}`` (and ``"file"``, the name tracebacks give the blocks' file: default
 ``docs/migrating.md``). The blocks
 run in order in one namespace, as a reader would run them; the harness then prints one JSON
-object: the values the blocks left under ``RECORDED`` names, as plain data.
+object: the values the blocks left under ``RECORDED`` names, as plain data. Given ``"cases":
+[{"name": ..., "code": ...}, ...]`` instead (``peer_cases.py``), it runs each case in a namespace
+of its own and prints ``{name: its result}``, or ``{name: {"error": [type, message]}}`` for a
+case that raised.
 
 How the peer reaches the emulator without a change to its code or to the blocks: the Google
 client classes the peers build (``discoveryengine_v1.SearchServiceClient`` for
@@ -35,8 +38,10 @@ RECORDED = ("docs", "answer", "result", "answers", "nodes", "response", "results
 
 CLIENTS = (
     ("google.cloud.discoveryengine_v1", "SearchServiceClient"),
+    ("google.cloud.discoveryengine_v1", "ConversationalSearchServiceClient"),
     ("google.cloud.discoveryengine_v1beta", "SearchServiceClient"),
     ("google.cloud.discoveryengine_v1alpha", "GroundedGenerationServiceClient"),
+    ("google.cloud.discoveryengine_v1alpha", "RankServiceClient"),
     ("google.cloud.discoveryengine_v1", "RankServiceClient"),
     ("google.cloud.discoveryengine_v1", "RankServiceAsyncClient"),
 )
@@ -98,11 +103,28 @@ def plain(value: Any) -> Any:
     return repr(value)
 
 
+def run_cases(cases: list[dict[str, str]]) -> dict[str, Any]:
+    """Each case's ``result`` (or its error), each run in a namespace of its own."""
+    results = {}
+    for case in cases:
+        namespace: dict[str, Any] = {"__name__": "peer_case"}
+        try:
+            exec(compile(case["code"], f"<case {case['name']}>", "exec"), namespace)
+        except Exception as exc:  # the peer refusing a case is what is recorded
+            results[case["name"]] = {"error": [type(exc).__name__, str(exc)]}
+        else:
+            results[case["name"]] = plain(namespace["result"])
+    return results
+
+
 def main() -> int:
     # stdout carries the result; whatever the peers print goes to stderr.
     out, sys.stdout = sys.stdout, sys.stderr
     command = json.loads(sys.stdin.read())
     redirect_clients(command["address"])
+    if "cases" in command:
+        out.write(json.dumps(run_cases(command["cases"])) + "\n")
+        return 0
     namespace: dict[str, Any] = {"__name__": "peer_app"}
     for block in command["blocks"]:
         # Padded to its line, a block's traceback names its line of the guide.

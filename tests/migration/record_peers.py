@@ -1,5 +1,6 @@
-"""Records what the peers' apps of docs/migrating.md give on the emulator, into
-``peer_results.json`` (next to this file), which the test suite compares ours with.
+"""Records what the peers' apps of docs/migrating.md and their documented examples and tested
+behaviours (``peer_cases.py``) give on the emulator, into ``peer_results.json`` (next to this
+file), which the test suite compares ours with.
 
     python -m tests.migration.record_peers
 
@@ -9,8 +10,9 @@ virtualenv under ``.bench-venvs/`` is created if needed, as the benchmarks do
 environment); the emulator runs in a child process on its built-in corpus with BM25 search
 (``benchmarks.emulator_process``, the semantic model off, as in the test); the guide's
 ``setup`` and ``peer`` blocks of that framework run, unmodified, under the peer's interpreter
-(``peer_harness.py``, which points Google's clients at the emulator). Run it again when the
-guide's apps, the emulator's corpus or its search change; the test names this command when
+(``peer_harness.py``, which points Google's clients at the emulator), and so does each case of
+``peer_cases.py`` for that framework, in a namespace of its own. Run it again when the guide's
+apps, the cases, the emulator's corpus or its search change; the test names this command when
 the recording is out of date.
 """
 
@@ -27,8 +29,9 @@ from typing import Any
 from benchmarks.emulator_process import EmulatorProcess
 from benchmarks.peer_venvs import LANGCHAIN_PEER, LLAMAINDEX_PEER, PeerEnv, isolated_env
 from tests.migration.guide_apps import FRAMEWORKS, blocks_of
+from tests.migration.peer_cases import CASES, case_code
 
-__all__ = ["RECORDING", "app_blocks", "main", "record", "run_blocks"]
+__all__ = ["RECORDING", "app_blocks", "case_inputs", "main", "record", "run_harness"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,37 +49,39 @@ def app_blocks(framework: str) -> list[dict[str, Any]]:
     return [{"line": block.line, "code": block.code} for block in blocks]
 
 
-def run_blocks(
-    env: PeerEnv, address: str, blocks: list[dict[str, Any]], file: str = "docs/migrating.md"
-) -> dict[str, Any]:
-    """What ``blocks`` (``{"line", "code"}`` of ``file``, run in order in one namespace) leave
-    under ``peer_harness.RECORDED`` names, run by ``env``'s interpreter on the emulator at
-    ``address`` (the virtualenv is created if needed)."""
-    python = env.ensure()
+def case_inputs(framework: str) -> list[dict[str, str]]:
+    """The harness's input for the cases of ``framework``: each one's name and whole code."""
+    return [{"name": c.name, "code": case_code(c)} for c in CASES if c.framework == framework]
+
+
+def run_harness(env: PeerEnv, command: dict[str, Any]) -> Any:
+    """``peer_harness.py``'s output for ``command``, run under ``env``'s interpreter."""
     done = subprocess.run(
         # -W ignore: the peers warn about their own defaults and Python's end of life.
-        [str(python), "-W", "ignore", str(HARNESS)],
-        input=json.dumps({"address": address, "blocks": blocks, "file": file}),
+        [str(env.ensure()), "-W", "ignore", str(HARNESS)],
+        input=json.dumps(command),
         capture_output=True,
         text=True,
         env=isolated_env(),
         check=False,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"the {env.name} app failed:\n{done.stderr[-4000:]}")
-    outputs: dict[str, Any] = json.loads(done.stdout)
-    return outputs
+        raise RuntimeError(f"the {env.name} harness failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout)
 
 
 def record(framework: str, address: str) -> dict[str, Any]:
-    """What the peer's app of ``framework`` leaves (``peer_harness.RECORDED``), run on the
-    emulator at ``address``."""
+    """What the peer's app of ``framework`` leaves (``peer_harness.RECORDED``), and what each of
+    its cases gives, run on the emulator at ``address``."""
     env = ENVS[framework]
     blocks = app_blocks(framework)
+    cases = case_inputs(framework)
     return {
         "peer": " ".join(env.requirements),
         "blocks": blocks,
-        "outputs": run_blocks(env, address, blocks),
+        "outputs": run_harness(env, {"address": address, "blocks": blocks}),
+        "cases": cases,
+        "case_outputs": run_harness(env, {"address": address, "cases": cases}) if cases else {},
     }
 
 
@@ -92,7 +97,8 @@ def main() -> int:
             "search (GROUNDING_EMULATOR_SEMANTIC=off), the setup and peer blocks of "
             "docs/migrating.md run by tests/migration/peer_harness.py, which gives Google's "
             "clients an insecure channel to the emulator; 'outputs' are the values the blocks "
-            "left under docs, answer, result, answers, nodes and response."
+            "left under docs, answer, result, answers, nodes and response; 'case_outputs' what "
+            "each case of tests/migration/peer_cases.py left under result (or its error)."
         ),
         "recorded_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "apps": apps,

@@ -27,7 +27,7 @@ from benchmarks.peer_venvs import LLAMAINDEX_PEER, LLAMAINDEX_RERANK_PEER, PeerE
 from grounding_emulator import EmulatorServer
 from tests.core.peer_inputs import STRUCTURED, add_structured_data_store
 from tests.migration.peer_harness import plain
-from tests.migration.record_peers import run_blocks
+from tests.migration.record_peers import run_harness
 
 pytestmark = pytest.mark.skipif(
     not (LLAMAINDEX_PEER.ready and LLAMAINDEX_RERANK_PEER.ready),
@@ -213,7 +213,8 @@ def side_by_side(
         patch.setenv("DISCOVERYENGINE_EMULATOR_HOST", address)
         for name, (env, app) in APPS.items():
             blocks = [{"line": 1, "code": SETUP}, {"line": 1, "code": app}]
-            peer = run_blocks(env, address, blocks, f"<{name} app>")["results"]
+            command = {"address": address, "blocks": blocks, "file": f"<{name} app>"}
+            peer = run_harness(env, command)["results"]
             namespace: dict[str, Any] = {"__name__": f"ported_{name}_app"}
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
