@@ -55,6 +55,11 @@ PRINTS = {
         r'1\.0 The "with" statement is used to wrap .*\)\.\[0\]\[1\]\n'  # the peer's output
     ),
     ("docs/migrating.md", 'metadata_layout="flat"'): r"with statements statements\n",
+    ("docs/migrating.md", "DiscoveryEngineMultiTurnRetriever("): (
+        r"with https://docs\.python\.org/3\.11/reference/compound_stmts\.html#with\n"
+        r'The "with" statement is used to wrap the\n'
+        r"\[\('1', True\), \('0', True\)\]\n"
+    ),
     ("docs/migrating.md", "except NotFoundError"): r"NotFound True\n",
     ("docs/migrating.md", "retriever.document_text ="): r"with with statements\n5 2\n",
     ("docs/llamaindex.md", "DeveloperKnowledgeChatEngine("): (

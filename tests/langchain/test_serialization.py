@@ -33,11 +33,6 @@ from tests.core.copies import Row
 from .conftest import PROMPT
 from .test_pickling import NOT_COMPONENTS, PROJECT, QUESTION, ROWS, checker, invoking
 
-# langchain-core marks load and loads as beta (a warning at each first call): the API tested here.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The function `load:langchain_core._api.beta_decorator.LangChainBetaWarning"
-)
-
 NOT_SERIALIZABLE = {
     "GroundingCallbackHandler": "a callback handler: LangChain serializes no handler",
     "AsyncGroundingCallbackHandler": "a callback handler: LangChain serializes no handler",
