@@ -172,7 +172,7 @@ def _raw_call(address: str, records: Records) -> Callable[[], object]:
 
 def _latency_rows(address: str, sizes: Sequence[int], rounds: int) -> list[Row]:
     langchain = LangChainReranker(project_id=PROJECT, emulator_host=address)
-    llamaindex = LlamaIndexReranker(project_id=PROJECT, emulator_host=address)
+    llamaindex = LlamaIndexReranker(project_id=PROJECT, emulator_host=address, top_n=None)
     rows = []
     for size in sizes:
         records = _records(size)

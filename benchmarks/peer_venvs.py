@@ -24,6 +24,7 @@ __all__ = [
     "VENVS",
     "PeerEnv",
     "isolated_env",
+    "main",
 ]
 
 logger = logging.getLogger(__name__)
@@ -93,3 +94,16 @@ LLAMAINDEX_RERANK_PEER = PeerEnv(
     ("llama-index-postprocessor-google-rerank==0.2.0",),
 )
 PEERS = (LANGCHAIN_PEER, LLAMAINDEX_PEER, LLAMAINDEX_RERANK_PEER)
+
+
+def main() -> int:
+    """``python -m benchmarks.peer_venvs``: create every peer's virtualenv that is missing (the
+    side-by-side tests of ``tests/migration/`` are skipped without them)."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    for peer in PEERS:
+        logger.info("%s: %s", peer.name, peer.ensure())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -84,4 +84,14 @@ class ChunkRetriever(BaseRetriever, Generic[SearchT]):
 
     def _nodes(self, chunks: Sequence[SourceChunk]) -> list[NodeWithScore]:
         logger.debug("%d chunks from %r", len(chunks), self)
-        return [chunk_to_node_with_score(chunk, self._metadata_layout) for chunk in chunks]
+        search = self._search
+        # A search result in documents mode is a document: its node id is the document id, as
+        # llama-index-retrievers-vertexai-search gives it (the resource name is in metadata).
+        documents = isinstance(search, DiscoveryEngineChunkSearch) and (
+            search.spec.search_mode == "documents"
+        )
+        layout = self._metadata_layout
+        return [
+            chunk_to_node_with_score(chunk, layout, chunk.document_id if documents else None)
+            for chunk in chunks
+        ]

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import typing
+import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from llama_index.core.callbacks import CallbackManager
@@ -16,11 +21,15 @@ from grounding_core import (
 )
 from grounding_core.metadata import DEFAULT_METADATA_LAYOUT, MetadataLayout, check_metadata_layout
 from grounding_core.peers import (
+    LLAMAINDEX_PEER,
     PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS,
     PEER_RETRIEVER_ARGUMENTS,
+    InitT,
+    PeerDefaults,
     PeerTable,
     check_count,
     refuse_unknown_arguments,
+    translate_peer_arguments,
 )
 from grounding_core.search.discovery_engine import DiscoveryEngineChunkSearchArgs
 from grounding_core.search.specs import SearchOptions
@@ -30,15 +39,105 @@ from ._retrieving import ChunkRetriever
 
 __all__ = ["DiscoveryEngineRetriever"]
 
-# The search options settable as attributes (``k`` is ``similarity_top_k`` here), and the
-# peers' names, which are not: each with the option to set instead, if one is settable.
-_OPTIONS = SearchOptions.__optional_keys__ - {"k"}
-_PEER_NAMES = {
-    argument.name: "similarity_top_k" if argument.ours == ("k",) else "".join(argument.ours[:1])
-    for table in (PEER_RETRIEVER_ARGUMENTS, PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS)
+# llama-index-retrievers-vertexai-search's options its constructor refuses: it reads them from
+# attributes set on the retriever (retriever.get_extractive_answers = True). LangChain's peer
+# takes the same names in its constructor, meaning the same.
+_ATTRIBUTE_ONLY = ("get_extractive_answers", "query_expansion_condition", "spell_correction_mode")
+# Its options named as ours that only its documents search takes: set without search_mode,
+# they bring its defaults, documents mode first.
+_DOCUMENTS_OPTIONS = frozenset(
+    {"max_extractive_answer_count", "max_extractive_segment_count"}
+    | {"return_extractive_segment_score"}
+)
+# Its options whose None means "none" (its default): None there is our default.
+_NONES = frozenset({"filter", "boost_spec"})
+
+
+def _peer_table() -> PeerTable:
+    """The LlamaIndex peer's names: the core's table, with the names of ``_ATTRIBUTE_ONLY``,
+    ``_DOCUMENTS_OPTIONS`` and ``_NONES``. With ``get_extractive_answers``, its documents' text
+    is their extractive answers (one each), asked for in place of the segments of unstructured
+    data (website data asks for both); its documents' metadata is laid out flat (``id`` and the
+    struct data keys at the top, where llama_index #21933's fix puts them)."""
+    core = PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS
+    core_defaults = typing.cast(PeerDefaults, core.defaults)
+    extra = tuple(
+        dataclasses.replace(argument, package=LLAMAINDEX_PEER)
+        for argument in PEER_RETRIEVER_ARGUMENTS.arguments
+        if argument.name in _ATTRIBUTE_ONLY
+    )
+
+    def values(peer: Mapping[str, Any], ours: Mapping[str, Any]) -> dict[str, Any]:
+        answers = peer.get("get_extractive_answers") is True
+        kind = peer.get("engine_data_type", 0)
+        others = {k: v for k, v in peer.items() if k != "get_extractive_answers"}
+        found = core_defaults.values(others, ours)
+        if found.get("search_mode") != "documents":
+            return found
+        if answers and kind != 1:
+            if kind == 0:  # answers only
+                found.pop("max_extractive_segment_count", None)
+                found.pop("return_extractive_segment_score", None)
+            found |= {"max_extractive_answer_count": 1, "document_text": "extractive_answers"}
+        return found | {"metadata_layout": "flat"}
+
+    defaults = dataclasses.replace(core_defaults, values=values, shared=_DOCUMENTS_OPTIONS)
+    arguments = core.arguments + extra
+    return dataclasses.replace(core, arguments=arguments, defaults=defaults, nones=_NONES)
+
+
+_PEER_ARGUMENTS = _peer_table()
+# Every option an attribute sets, as the constructor's argument of that name would: the
+# search options (k is similarity_top_k here), the layout, and the peer's options.
+_SETTABLE = (
+    (SearchOptions.__optional_keys__ - {"k"})
+    | {"similarity_top_k", "metadata_layout", "max_documents", "engine_data_type"}
+    | set(_ATTRIBUTE_ONLY)
+)
+# What the constructor keeps to configure the retriever again when an attribute is set: the
+# settable names and the peer's names that bring its defaults (never credentials).
+_KEPT = _SETTABLE | {"location_id", "user_agent"}
+# The names that are not attributes here (the peers' connection ones, LangChain's, ``k``),
+# with the option to use instead.
+_REFUSED = {
+    argument.name: "".join(argument.ours[:1])
+    for table in (PEER_RETRIEVER_ARGUMENTS, _PEER_ARGUMENTS)
     for argument in table.arguments
-    if argument.name not in _OPTIONS
-}
+    if argument.name not in _SETTABLE
+} | {"k": "similarity_top_k"}
+
+
+def _sets(name: str) -> frozenset[str]:
+    """The options of ours that the argument ``name`` sets."""
+    for argument in _PEER_ARGUMENTS.arguments:
+        if argument.name == name:
+            return frozenset(argument.ours)
+    return frozenset({name})
+
+
+def _search_options(
+    similarity_top_k: int = DEFAULT_SEARCH_K,
+    metadata_layout: MetadataLayout = DEFAULT_METADATA_LAYOUT,
+    **arguments: Any,
+) -> tuple[dict[str, Any], MetadataLayout]:
+    """The core search's keyword arguments (``k`` from ``similarity_top_k``) and the layout."""
+    if "k" in arguments:
+        raise InputError(
+            "k is similarity_top_k in LlamaIndex: pass similarity_top_k instead", field="k"
+        )
+    arguments["k"] = check_count("similarity_top_k", similarity_top_k, minimum=1)
+    return arguments, check_metadata_layout(metadata_layout)
+
+
+def _keeping_arguments(init: InitT) -> InitT:
+    """``init``, keeping the arguments of ``_KEPT`` it was given, as given (peer names too)."""
+
+    @functools.wraps(init)
+    def keeping(self: DiscoveryEngineRetriever, **arguments: Any) -> None:
+        init(self, **arguments)
+        self._given = {name: v for name, v in arguments.items() if name in _KEPT}
+
+    return typing.cast(InitT, keeping)
 
 
 class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
@@ -73,8 +172,16 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
             (documents-mode text, query options). The response's own values (corrected query,
             facets, ...) come as a ``SearchResponseEvent`` to LlamaIndex's event handlers.
         emulator_host, credentials, client_options, timeout, retry: the connection.
-        Every search option is an attribute too (``retriever.filter = ...``: validated, sent
-        with the next query), as llama-index-retrievers-vertexai-search takes them.
+        llama-index-retrievers-vertexai-search's names (``location_id``, ``max_documents``,
+        ``engine_data_type``, ``get_extractive_answers``, ...) work with a
+        ``DeprecationWarning`` naming ours, and bring its defaults (docs/migrating.md).
+
+    Configure by attribute:
+        Every argument but the connection's is an attribute too, as the peer takes its options
+        (``retriever.filter = ...``, ``retriever.get_extractive_answers = True``): the
+        retriever is then the one the constructor builds given that argument as well (an
+        argument setting the same option is replaced), checked in the same way; a bad value
+        changes nothing.
 
     Instantiate:
         .. code-block:: python
@@ -102,7 +209,9 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
             query_engine = RetrieverQueryEngine.from_args(retriever, llm=llm)
             response = query_engine.query("How does a with statement work?")
 
-    Each ``NodeWithScore`` holds a ``TextNode`` with ``id_`` = the chunk's resource name,
+    Each ``NodeWithScore`` holds a ``TextNode`` with ``id_`` = the chunk's resource name (in
+    documents mode the document's id, as the peer gives it; its resource name is
+    ``metadata["document_name"]`` and the ``SOURCE``),
     ``text`` = its content, ``metadata`` = every chunk field (``grounding_core.chunk_metadata``;
     only ``title``, ``source`` and ``description`` reach the LLM and embeddings) and the
     ``SOURCE`` (document) relationship; ``score`` is the relevance score. ``aretrieve`` runs on
@@ -112,8 +221,10 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
     """
 
     # The peer's names (its VertexAISearchRetriever), translated with a warning.
-    _peer_arguments: ClassVar[PeerTable] = PEER_LLAMAINDEX_RETRIEVER_ARGUMENTS
+    _peer_arguments: ClassVar[PeerTable] = _PEER_ARGUMENTS
+    _given: dict[str, Any]
 
+    @_keeping_arguments
     @refuse_unknown_arguments
     def __init__(
         self,
@@ -124,42 +235,63 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
         metadata_layout: MetadataLayout = DEFAULT_METADATA_LAYOUT,
         **arguments: Unpack[DiscoveryEngineChunkSearchArgs],
     ) -> None:
-        if "k" in arguments:
-            raise InputError(
-                "k is similarity_top_k in LlamaIndex: pass similarity_top_k instead", field="k"
-            )
-        arguments["k"] = check_count("similarity_top_k", similarity_top_k, minimum=1)
-        self._metadata_layout = check_metadata_layout(metadata_layout)
-        search = connected(DiscoveryEngineChunkSearch, arguments)
-        super().__init__(search, callback_manager, verbose)
+        options, self._metadata_layout = _search_options(
+            similarity_top_k, metadata_layout, **arguments
+        )
+        super().__init__(connected(DiscoveryEngineChunkSearch, options), callback_manager, verbose)
 
     def __getattr__(self, name: str) -> Any:
-        # Only for names not found otherwise: the search options, read from the spec.
-        if name in _OPTIONS:
+        # Only for names not found otherwise: the search options, read from the spec, and the
+        # peer's options as they were last given.
+        if name in SearchOptions.__optional_keys__ - {"k"}:
             return getattr(self._search.spec, name)
+        given = self.__dict__.get("_given", {})
+        if name in _SETTABLE and name in given:
+            return given[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # llama-index-retrievers-vertexai-search takes its search options as attributes set
-        # after construction (retriever.filter = ...): ours take them too, validated, instead
-        # of keeping an attribute that no search reads.
-        if name in _OPTIONS:
-            self._search = self._search.replace(**{name: value})
-        elif name in _PEER_NAMES:
-            ours = _PEER_NAMES[name]
-            if ours in _OPTIONS or ours == "similarity_top_k":
-                instead = f"set {ours} instead"
-            elif ours:
-                instead = f"build the retriever with {ours}=..."
-            else:
-                instead = "it has no attribute equivalent"
+        # llama-index-retrievers-vertexai-search takes its options as attributes set after
+        # construction (retriever.filter = ..., retriever.get_extractive_answers = True): an
+        # attribute here configures the retriever as the constructor given it too would.
+        if name in _SETTABLE:
+            self._configure(name, value)
+        elif name in _REFUSED:
+            ours = _REFUSED[name]
+            instead = "it has no equivalent"
+            if ours:
+                instead = (
+                    f"set {ours}" if ours in _SETTABLE else f"build the retriever with {ours}=..."
+                )
             raise AttributeError(
-                f"{name} is a name of the peers (llama-index-retrievers-vertexai-search, "
-                f"langchain-google-community), not an attribute of {type(self).__name__}: "
+                f"{name} is not an option of {type(self).__name__} that an attribute sets: "
                 f"{instead} (docs/migrating.md maps each)"
             )
         else:
             super().__setattr__(name, value)
+
+    def _configure(self, name: str, value: Any) -> None:
+        """The retriever configured by the arguments it was given and ``name=value``, which
+        replaces any of them setting the same option; checked as the constructor checks them
+        (a bad value changes nothing), the peer's names warning as they do there."""
+        given = {n: v for n, v in self._given.items() if not _sets(n) & _sets(name)}
+        given[name] = value
+        # It warns as the constructor does of a peer's name, and of an option bringing the
+        # peer's defaults; of the names given before, it warned already.
+        brings_defaults = name in _DOCUMENTS_OPTIONS and not (
+            self._given.keys() & (_PEER_ARGUMENTS.names | _DOCUMENTS_OPTIONS | {"search_mode"})
+        )
+        with warnings.catch_warnings():
+            if name not in _PEER_ARGUMENTS.names and not brings_defaults:
+                warnings.simplefilter("ignore", DeprecationWarning)
+            arguments = translate_peer_arguments(type(self).__name__, _PEER_ARGUMENTS, given)
+        arguments = {n: v for n, v in arguments.items() if n in _SETTABLE | {"k"}}
+        options, layout = _search_options(**arguments)
+        spec = ChunkSearchSpec(**options)
+        fields = {field.name: getattr(spec, field.name) for field in dataclasses.fields(spec)}
+        self._search = self._search.replace(**fields)
+        self._metadata_layout = layout
+        self._given = given
 
     def __repr__(self) -> str:
         return (
@@ -175,7 +307,7 @@ class DiscoveryEngineRetriever(ChunkRetriever[DiscoveryEngineChunkSearch]):
 
     @property
     def metadata_layout(self) -> MetadataLayout:
-        """How the nodes' metadata is laid out (``"default"`` or ``"flat"``)."""
+        """How the nodes' metadata is laid out (``"default"`` or ``"flat"``; settable)."""
         return self._metadata_layout
 
     @property

@@ -1,7 +1,8 @@
 """Records <-> LlamaIndex objects: chunks become ``TextNode``s, nodes become grounding sources,
 grounded answers become ``Response``s.
 
-A chunk's node has ``id_`` = the chunk's resource name, ``text`` = its content and
+A chunk's node has ``id_`` = the chunk's resource name (a retriever in documents mode gives the
+document id instead), ``text`` = its content and
 ``metadata`` = every chunk field (``grounding_core.chunk_metadata``, the schema shared with
 the LangChain documents). Only the prose keys (``title``, ``source``, ``description``) reach
 the LLM prompt and the embedding text; every other key is listed in
@@ -73,10 +74,13 @@ def _relationships(chunk: SourceChunk) -> dict[NodeRelationship, RelatedNodeInfo
     return relationships
 
 
-def chunk_to_node(chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT) -> TextNode:
-    """A chunk as a ``TextNode``: ``id_`` = chunk resource name, every field in metadata (laid
-    out as ``layout`` says: ``grounding_core.chunk_metadata``), ``SOURCE`` = its document,
-    ``PREVIOUS``/``NEXT`` = its nearest neighbours (when the search asked for neighbours).
+def chunk_to_node(
+    chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT, id_: str | None = None
+) -> TextNode:
+    """A chunk as a ``TextNode``: ``id_`` (default: the chunk's resource name), every field in
+    metadata (laid out as ``layout`` says: ``grounding_core.chunk_metadata``), ``SOURCE`` = its
+    document, ``PREVIOUS``/``NEXT`` = its nearest neighbours (when the search asked for
+    neighbours).
 
     >>> node = chunk_to_node(SourceChunk(name="c-1", content="Hi.", uri="https://x", title="X"))
     >>> node.node_id, node.metadata["source"], node.get_content(metadata_mode=MetadataMode.LLM)
@@ -85,7 +89,7 @@ def chunk_to_node(chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_
     metadata = chunk_metadata(chunk, layout)
     excluded = excluded_metadata_keys(metadata)
     return TextNode(
-        id_=chunk.name,
+        id_=chunk.name if id_ is None else id_,
         text=chunk.content,
         metadata=metadata,
         excluded_llm_metadata_keys=excluded,
@@ -95,10 +99,11 @@ def chunk_to_node(chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_
 
 
 def chunk_to_node_with_score(
-    chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT
+    chunk: SourceChunk, layout: MetadataLayout = DEFAULT_METADATA_LAYOUT, id_: str | None = None
 ) -> NodeWithScore:
-    """A chunk as a ``NodeWithScore`` whose score is the chunk's relevance score."""
-    return NodeWithScore(node=chunk_to_node(chunk, layout), score=chunk.relevance_score)
+    """A chunk as a ``NodeWithScore`` (``chunk_to_node``) whose score is the chunk's relevance
+    score."""
+    return NodeWithScore(node=chunk_to_node(chunk, layout, id_), score=chunk.relevance_score)
 
 
 def node_to_source(node: NodeWithScore | BaseNode | str) -> GroundingSource:

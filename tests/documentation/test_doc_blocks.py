@@ -61,6 +61,7 @@ PRINTS = {
         r"\[\('1', True\), \('0', True\)\]\n"
     ),
     ("docs/migrating.md", "except NotFoundError"): r"NotFound True\n",
+    ("docs/migrating.md", "retriever.document_text ="): r"with with statements\n5 2\n",
     ("docs/llamaindex.md", "DeveloperKnowledgeChatEngine("): (
         r"What does the yield statement do\? and how does it differ from return\?\n"
     ),
@@ -151,13 +152,21 @@ def docs_emulator() -> Any:
 
 @pytest.fixture(scope="module")
 def page_runs() -> Any:
-    """The pages' runs; the event handlers blocks add to LlamaIndex's root dispatcher are
-    removed after the last block, so that they print nothing in other tests."""
+    """The pages' runs (``page_runs[page]``, begun at its first block); the event handlers a
+    page's blocks add to LlamaIndex's root dispatcher are removed when another page begins and
+    after the last block, so that they print nothing in other pages and tests."""
     import llama_index.core.instrumentation as instrument
 
     dispatcher = instrument.get_dispatcher()
     handlers = list(dispatcher.event_handlers)
-    yield {}
+
+    class Runs(dict[str, PageRun]):
+        def __missing__(self, page: str) -> PageRun:
+            dispatcher.event_handlers = list(handlers)
+            run = self[page] = PageRun()
+            return run
+
+    yield Runs()
     dispatcher.event_handlers = handlers
 
 
@@ -170,7 +179,7 @@ def test_block_runs_as_written(block, docs_emulator, page_runs, monkeypatch, tmp
     monkeypatch.setenv("GROUNDING_EMULATOR_SEMANTIC", "off")
     monkeypatch.setenv("DISCOVERYENGINE_EMULATOR_HOST", docs_emulator.address)
     monkeypatch.setenv("DEVELOPERKNOWLEDGE_EMULATOR_HOST", docs_emulator.address)
-    run = page_runs.setdefault(block.page, PageRun())
+    run = page_runs[block.page]
     for earlier in (b for b in BLOCKS if b.page == block.page and b.line < block.line):
         if earlier.line in run.done or earlier.needs_google_cloud or earlier.is_peer_code:
             continue

@@ -22,7 +22,13 @@ from llamaindex_grounding import (
     DiscoveryEngineRetriever,
     GroundingEvaluator,
 )
-from tests.core.peer_inputs import SPELL, service_account_file
+from tests.core.peer_inputs import (
+    SPELL,
+    STRUCTURED,
+    STRUCTURED_DOCUMENTS,
+    add_structured_data_store,
+    service_account_file,
+)
 
 PROJECT = "test-project"
 QUERY = "lighthouse keeper"
@@ -70,11 +76,47 @@ def test_the_issues_probe(emulator):
     nodes = built.retrieve(QUERY)
     assert len(nodes) == 10
     for node in nodes:
-        assert node.node.node_id.startswith("projects/test-project/locations/eu/")
+        assert node.node.ref_doc_id.startswith("projects/test-project/locations/eu/")
+        assert node.node.node_id == node.node.metadata["document_id"]
         segments = node.node.metadata["derived_struct_data"]["extractive_segments"]
         assert [s["content"] for s in segments] == [node.node.text]
         assert "relevanceScore" in segments[0]
     assert built.retrieve("lighthuose") == []  # the peer's spell correction: suggestion only
+
+
+def test_the_peers_documents_options_alone_bring_its_defaults(emulator):
+    # Issue 38's probe, in the LlamaIndex peer's names (its attributes, given here).
+    with pytest.warns(DeprecationWarning, match="without search_mode") as record:
+        built = DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id="test-docs", emulator_host=emulator.address,
+            max_extractive_segment_count=1, return_extractive_segment_score=True,
+        )  # fmt: skip
+    assert record[0].filename == __file__
+    spec = built.spec
+    assert (spec.search_mode, spec.document_text, built.similarity_top_k) == (
+        "documents",
+        "extractive_segments",
+        5,
+    )
+    nodes = built.retrieve(QUERY)
+    assert [n.node.node_id for n in nodes] == [n.node.metadata["id"] for n in nodes]
+
+
+def test_structured_results_keep_the_document_identity_and_struct_data(emulator):
+    # llama_index #21933's test, through the search: the node id and metadata["id"] are the
+    # document id, the struct data keys are metadata keys, the text is the struct data's JSON.
+    add_structured_data_store(emulator.address, PROJECT)
+    with pytest.warns(DeprecationWarning, match="`engine_data_type=1`"):
+        built = DiscoveryEngineRetriever(
+            project_id=PROJECT, data_store_id=STRUCTURED, location_id="global",
+            engine_data_type=1, emulator_host=emulator.address,
+        )  # fmt: skip
+    (hit,) = built.retrieve("RUN")
+    node = hit.node
+    assert node.id_ == node.metadata["id"] == "li-meta-gamma"
+    assert (node.metadata["case_id"], node.metadata["title"]) == ("RUN", "Gamma")
+    assert node.metadata["document_name"].endswith("/documents/li-meta-gamma")
+    assert json.loads(node.text) == STRUCTURED_DOCUMENTS["li-meta-gamma"]
 
 
 def test_without_peer_names_nothing_changes(emulator):
@@ -122,9 +164,10 @@ def test_errors():
     with pytest.raises(InputError, match=r"engine_data_type must be one of 0 .*, got 7") as info:
         DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", engine_data_type=7)
     assert (info.value.field, info.value.limit) == ("engine_data_type", [0, 1, 2])
-    # The LlamaIndex peer's constructor does not take it: still an unknown argument here.
-    with pytest.raises(TypeError, match="unknown argument 'get_extractive_answers'"):
-        DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", get_extractive_answers=True)
+    # The LlamaIndex peer takes it as an attribute only; the constructor takes it here too,
+    # meaning the same (tests/llamaindex/test_option_attributes.py).
+    with pytest.raises(InputError, match="get_extractive_answers must be True or False"):
+        DiscoveryEngineRetriever(project_id=PROJECT, data_store_id="d", get_extractive_answers=1)
 
 
 @pytest.fixture

@@ -186,8 +186,11 @@ def test_documents_mode(emulator):
     )
     nodes = retriever.retrieve("lighthouse keeper number 72")
     node = nodes[0].node
-    assert node.metadata["document_id"] == "page-07"
-    assert node.node_id == node.metadata["document_name"] == node.ref_doc_id
+    # A document's node id is its document id, as llama-index-retrievers-vertexai-search's
+    # (#21933); the resource name is its document_name and its SOURCE.
+    assert node.node_id == node.metadata["document_id"] == "page-07"
+    assert node.metadata["document_name"] == node.ref_doc_id
+    assert node.ref_doc_id.endswith("/branches/default_branch/documents/page-07")
     assert node.text
 
 
@@ -450,14 +453,16 @@ def test_every_search_option_reaches_the_spec(emulator):
     }
     assert spec.data_store_specs == tuple(stores)
     assert spec.facet_specs == ({"facet_key": {"key": "lang"}},)
+    # (return_extractive_segment_score alone is the LlamaIndex peer's: it brings its defaults,
+    # tests/llamaindex/test_peer_arguments.py.)
     with pytest.raises(InputError, match="need search_mode='documents'") as info:
         DiscoveryEngineRetriever(
             project_id=PROJECT,
             data_store_id="test-docs",
             emulator_host=emulator.address,
-            return_extractive_segment_score=True,
+            num_previous_segments=1,
         )
-    assert info.value.field == "return_extractive_segment_score"
+    assert info.value.field == "num_previous_segments"
 
 
 def test_a_negative_relevance_score_is_the_node_score():

@@ -4,7 +4,8 @@ of ours).
 
 Run by ``tests.migration.record_peers`` as ``{venv}/bin/python tests/migration/peer_harness.py``
 with one JSON object on stdin: ``{"address": "host:port", "blocks": [{"line": 12, "code":
-"..."}, ...]}``. The blocks
+"..."}, ...]}`` (and ``"file"``, the name tracebacks give the blocks' file: default
+``docs/migrating.md``). The blocks
 run in order in one namespace, as a reader would run them; the harness then prints one JSON
 object: the values the blocks left under ``RECORDED`` names, as plain data. Given ``"cases":
 [{"name": ..., "code": ...}, ...]`` instead (``peer_cases.py``), it runs each case in a namespace
@@ -14,8 +15,11 @@ case that raised.
 How the peer reaches the emulator without a change to its code or to the blocks: the Google
 client classes the peers build (``discoveryengine_v1.SearchServiceClient`` for
 langchain-google-community's retriever, ``discoveryengine_v1alpha.GroundedGenerationServiceClient``
-for its checker, ``discoveryengine_v1beta.SearchServiceClient`` for the LlamaIndex retriever)
-get a transport on ``grpc.insecure_channel(address)`` with anonymous credentials, in place of
+for its checker, ``discoveryengine_v1beta.SearchServiceClient`` for the LlamaIndex retriever,
+``discoveryengine_v1.RankServiceClient`` and ``RankServiceAsyncClient`` for LlamaIndex's
+``GoogleRerank``) get a transport on ``grpc.insecure_channel(address)`` (``grpc.aio``'s for an
+async client, which is then to be built in the event loop that uses it) with anonymous
+credentials, in place of
 the secure channel to Google they would open; the peer's own arguments (credentials, regional
 ``client_options``) are dropped, as a channel given to Google's client replaces them. This is
 what ``benchmarks/peer_driver.py`` does by replacing the peer's ``_client``.
@@ -30,7 +34,7 @@ from typing import Any
 import grpc
 from google.auth.credentials import AnonymousCredentials
 
-RECORDED = ("docs", "answer", "result", "answers", "nodes", "response")
+RECORDED = ("docs", "answer", "result", "answers", "nodes", "response", "results")
 
 CLIENTS = (
     ("google.cloud.discoveryengine_v1", "SearchServiceClient"),
@@ -38,6 +42,8 @@ CLIENTS = (
     ("google.cloud.discoveryengine_v1beta", "SearchServiceClient"),
     ("google.cloud.discoveryengine_v1alpha", "GroundedGenerationServiceClient"),
     ("google.cloud.discoveryengine_v1alpha", "RankServiceClient"),
+    ("google.cloud.discoveryengine_v1", "RankServiceClient"),
+    ("google.cloud.discoveryengine_v1", "RankServiceAsyncClient"),
 )
 
 
@@ -56,12 +62,18 @@ def redirect_clients(address: str) -> None:
         def init(
             self: Any, *args: Any, _original: Any = original, _cls: Any = client_cls, **kwargs: Any
         ) -> None:
+            if not isinstance(kwargs.get("transport"), str | None):
+                # An async client builds the sync one on the transport it was given.
+                _original(self, *args, **kwargs)
+                return
             kwargs.pop("credentials", None)
             kwargs.pop("client_options", None)
-            transport_cls = _cls.get_transport_class("grpc")
-            kwargs["transport"] = transport_cls(
-                channel=grpc.insecure_channel(address), credentials=AnonymousCredentials()
-            )
+            if _cls.__name__.endswith("AsyncClient"):
+                kind, channel = "grpc_asyncio", grpc.aio.insecure_channel(address)
+            else:
+                kind, channel = "grpc", grpc.insecure_channel(address)
+            transport_cls = _cls.get_transport_class(kind)
+            kwargs["transport"] = transport_cls(channel=channel, credentials=AnonymousCredentials())
             _original(self, *args, **kwargs)
 
         client_cls.__init__ = init
@@ -79,6 +91,7 @@ def plain(value: Any) -> Any:
         return {"id": value.id, "text": value.page_content, "metadata": plain(value.metadata)}
     if hasattr(value, "node") and hasattr(value, "score"):  # a LlamaIndex NodeWithScore
         return {
+            "id": value.node.node_id,
             "text": value.node.get_content(),
             "score": value.score,
             "metadata": plain(value.node.metadata),
@@ -116,7 +129,7 @@ def main() -> int:
     for block in command["blocks"]:
         # Padded to its line, a block's traceback names its line of the guide.
         source = "\n" * (block["line"] - 1) + block["code"]
-        exec(compile(source, "docs/migrating.md", "exec"), namespace)
+        exec(compile(source, command.get("file", "docs/migrating.md"), "exec"), namespace)
     out.write(json.dumps({name: plain(namespace[name]) for name in RECORDED if name in namespace}))
     out.write("\n")
     return 0

@@ -18,3 +18,12 @@ def assert_same(left: Any, right: Any, path: str = "metadata") -> None:
     else:
         assert left == right, f"{path}: {left!r} != {right!r}"
         assert type(left) is type(right), f"{path}: {type(left)} != {type(right)}"
+
+
+def node_id(document: Any) -> str:
+    """The LlamaIndex node id of the search result that LangChain's ``document`` is: in documents
+    mode its document id (as llama-index-retrievers-vertexai-search gives it), else its
+    resource name (``document.id``)."""
+    metadata = document.metadata
+    in_documents_mode = metadata["chunk_name"] == metadata["document_name"]
+    return str(metadata["document_id"]) if in_documents_mode else str(document.id)

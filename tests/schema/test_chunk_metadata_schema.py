@@ -11,7 +11,7 @@ import langchain_grounding as lc
 import llamaindex_grounding as li
 from grounding_core import SourceChunk, chunk_metadata
 
-from .same import assert_same
+from .same import assert_same, node_id
 
 PROJECT = "test-project"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "metadata.md"
@@ -36,7 +36,7 @@ def test_the_documented_schema_is_the_core_schema():
 def assert_one_schema(documents, nodes):
     """LangChain's documents and LlamaIndex's nodes of the same chunks agree key by key."""
     assert documents, "the search found nothing: the comparison would prove nothing"
-    assert [d.id for d in documents] == [n.node.node_id for n in nodes]
+    assert [node_id(d) for d in documents] == [n.node.node_id for n in nodes]
     for document, hit in zip(documents, nodes, strict=True):
         node = hit.node
         assert document.page_content == node.text

@@ -10,7 +10,7 @@ import llamaindex_grounding as li
 from grounding_core import SourceChunk, chunk_metadata
 from tests.content_corpus import CONTENT_DATA_STORE, FLAT_STRUCT, QUERY, content_server_fixture
 
-from .same import assert_same
+from .same import assert_same, node_id
 from .test_chunk_metadata_schema import CHUNK_KEYS
 
 server = content_server_fixture()
@@ -37,7 +37,7 @@ def test_both_frameworks_give_the_same_flat_metadata(server, options):
     documents = lc.DiscoveryEngineRetriever(k=4, **connection).invoke(QUERY)
     nodes = li.DiscoveryEngineRetriever(similarity_top_k=4, **connection).retrieve(QUERY)
     assert len(documents) == 4
-    assert [d.id for d in documents] == [n.node.node_id for n in nodes]
+    assert [node_id(d) for d in documents] == [n.node.node_id for n in nodes]
     for document, hit in zip(documents, nodes, strict=True):
         assert document.page_content == hit.node.text
         assert_same(document.metadata, hit.node.metadata, f"chunk {document.id}")

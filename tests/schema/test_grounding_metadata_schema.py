@@ -14,7 +14,7 @@ import langchain_grounding as lc
 import llamaindex_grounding as li
 from tests.llamaindex.test_grounded_query_engine import FixedQueryEngine
 
-from .same import assert_same
+from .same import assert_same, node_id
 
 PROJECT = "test-project"
 QUESTION = "lighthouse keeper number 131"
@@ -97,7 +97,7 @@ def llamaindex_metadata(connection, answer, nodes):
 
 
 def test_the_same_chunks_in_both_frameworks(documents, nodes):
-    assert [d.id for d in documents] == [n.node.node_id for n in nodes]
+    assert [node_id(d) for d in documents] == [n.node.node_id for n in nodes]
     assert [d.page_content for d in documents] == [n.node.text for n in nodes]
     assert [d.metadata for d in documents] == [n.node.metadata for n in nodes]
 
