@@ -112,7 +112,7 @@ def test_a_named_pipe_in_a_corpus_folder_is_skipped_and_the_rest_is_ingested(kb,
     code, out, _ = run(capsys, "ingest", "--no-state", "--corpus", str(kb))
     assert code == 1  # a file was skipped as bad
     assert out.splitlines()[-2:] == [
-        "data store kb: 1 documents, 1 chunks",
+        "data store kb: 1 document, 1 chunk",
         f"{kb}: skipped pipe.md: it is a named pipe, {NOT_READ}: put the content in a regular file",
     ]
 
@@ -149,7 +149,7 @@ def test_a_jsonl_update_time_out_of_range_skips_its_line(tmp_path, capsys, updat
     code, out, _ = run(capsys, "ingest", "--no-state", "--corpus", str(corpus))
     assert code == 1
     assert out.splitlines()[-2:] == [
-        "data store kb: 1 documents, 1 chunks",  # the last second of year 9999 (UTC) is kept
+        "data store kb: 1 document, 1 chunk",  # the last second of year 9999 (UTC) is kept
         f"{corpus}: skipped line 1: update_time {update_time!r} is outside the range of a "
         "Timestamp (google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z): "
         "give a time within it",
