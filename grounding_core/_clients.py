@@ -89,12 +89,15 @@ class _Guard:
     def __init__(self, host: str) -> None:
         self.host = host
 
-    def refuse(self, method: str | bytes, error: grpc.RpcError) -> NoReturn:
+    def refuse(self, method: str | bytes, error: grpc.RpcError | None) -> NoReturn:
         # grpc gives the method as "/package.Service/Method" (bytes on grpc.aio channels).
         name = method.decode() if isinstance(method, bytes) else method
         developer = name.startswith("/google.developers.knowledge.")
         env_var = DEVELOPERKNOWLEDGE_EMULATOR_HOST if developer else DISCOVERYENGINE_EMULATOR_HOST
-        cause = core_exceptions.from_grpc_error(error)  # type: ignore[no-untyped-call]
+        if error is None:  # a stream refused before it started
+            cause = core_exceptions.ServiceUnavailable(f"no connection to {self.host}")  # type: ignore[no-untyped-call]
+        else:
+            cause = core_exceptions.from_grpc_error(error)  # type: ignore[no-untyped-call]
         raise ServiceUnavailableError(
             f"no emulator answers on {self.host} ({name.rpartition('/')[2]}: nothing accepted a "
             f"connection within {EMULATOR_CONNECT_TIMEOUT:g} s): start one with `grounding "
@@ -104,12 +107,47 @@ class _Guard:
         ) from cause
 
 
-class _RefusedConnection(_Guard, grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+class _RefusedConnection(
+    _Guard,
+    grpc.UnaryUnaryClientInterceptor,  # type: ignore[misc]
+    grpc.UnaryStreamClientInterceptor,  # type: ignore[misc]
+    grpc.StreamStreamClientInterceptor,  # type: ignore[misc]
+):
     def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         outcome = continuation(details, request)
         if outcome.code() is grpc.StatusCode.UNAVAILABLE and not _accepts_connections(self.host):
             self.refuse(details.method, outcome)
         return outcome
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return _GuardedStream(self, details.method, continuation(details, request))
+
+    def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+        return _GuardedStream(self, details.method, continuation(details, requests))
+
+
+class _GuardedStream:
+    """A call's stream of responses (and the call: its other attributes are the call's) on
+    which an UNAVAILABLE whose channel cannot connect fails at once, as a unary call's does.
+    Google's client reads the first response within its retry, so this is the error it gets."""
+
+    def __init__(self, guard: _Guard, method: str, call: Any) -> None:
+        self._guard, self._method, self._call = guard, method, call
+
+    def __iter__(self) -> _GuardedStream:
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return next(self._call)
+        except grpc.RpcError as error:
+            unavailable = error.code() is grpc.StatusCode.UNAVAILABLE
+            if unavailable and not _accepts_connections(self._guard.host):
+                self._guard.refuse(self._method, error)
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._call, name)
 
 
 def _accepts_connections(host: str) -> bool:
@@ -129,9 +167,19 @@ def _accepts_connections(host: str) -> bool:
             time.sleep(0.05)
 
 
-class _AsyncRefusedConnection(_Guard, grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+class _AsyncGuard(_Guard):
     channel: Any = None  # set right after the channel is built
 
+    async def connected(self, method: str | bytes) -> None:
+        """Refuse unless the channel connects within ``EMULATOR_CONNECT_TIMEOUT``."""
+        try:
+            await asyncio.wait_for(self.channel.channel_ready(), EMULATOR_CONNECT_TIMEOUT)
+        except asyncio.TimeoutError:
+            self.refuse(method, None)
+
+
+# A grpc.aio channel takes each interceptor for one kind of call: one class per kind.
+class _AsyncRefusedConnection(_AsyncGuard, grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
     async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         call = await continuation(details, request)
         if await call.code() is grpc.StatusCode.UNAVAILABLE:
@@ -145,15 +193,35 @@ class _AsyncRefusedConnection(_Guard, grpc.aio.UnaryUnaryClientInterceptor):  # 
         return call
 
 
+# Streams are checked before they start: a grpc.aio stream's status is known only once it
+# ends, while Google's client retries its start (wait_for_connection) after the interceptor.
+class _AsyncRefusedStream(_AsyncGuard, grpc.aio.UnaryStreamClientInterceptor):  # type: ignore[misc]
+    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        await self.connected(details.method)
+        return await continuation(details, request)
+
+
+class _AsyncRefusedBidiStream(_AsyncGuard, grpc.aio.StreamStreamClientInterceptor):  # type: ignore[misc]
+    async def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+        await self.connected(details.method)
+        return await continuation(details, requests)
+
+
 def emulator_channel(host: str, *, asynchronous: bool) -> Any:
     """An insecure ``grpc`` (or ``grpc.aio``) channel to ``host`` with no message-size limits,
-    on which an UNAVAILABLE call whose channel cannot connect within ``EMULATOR_CONNECT_TIMEOUT``
-    fails for good (``ServiceUnavailableError``, never retried) instead of being retried until
-    the deadline; an UNAVAILABLE the emulator sends is retried."""
+    on which an UNAVAILABLE call, or a stream, whose channel cannot connect within
+    ``EMULATOR_CONNECT_TIMEOUT`` fails for good (``ServiceUnavailableError``, never retried)
+    instead of being retried until the deadline; an UNAVAILABLE the emulator sends is retried."""
     if asynchronous:
-        guard = _AsyncRefusedConnection(host)
-        guard.channel = grpc.aio.insecure_channel(host, options=_OPTIONS, interceptors=[guard])
-        return guard.channel
+        guards = [
+            _AsyncRefusedConnection(host),
+            _AsyncRefusedStream(host),
+            _AsyncRefusedBidiStream(host),
+        ]
+        channel = grpc.aio.insecure_channel(host, options=_OPTIONS, interceptors=guards)
+        for guard in guards:
+            guard.channel = channel
+        return channel
     return grpc.intercept_channel(
         grpc.insecure_channel(host, options=_OPTIONS), _RefusedConnection(host)
     )

@@ -91,12 +91,15 @@ class PermissionDeniedError(ServiceError):
 
 
 class ServiceUnavailableError(ServiceError):
-    """UNAVAILABLE, RESOURCE_EXHAUSTED (quota) or CANCELLED by the server until the retries
-    gave up; INTERNAL (not retried)."""
+    """UNAVAILABLE, RESOURCE_EXHAUSTED (quota) or CANCELLED by the server, not retried
+    (``retry=None``, a host name that does not resolve, an emulator that is not running);
+    INTERNAL (never retried). Retried until the retry deadline, they end in
+    ``DeadlineExceededError``."""
 
 
 class DeadlineExceededError(ServiceError):
-    """DEADLINE_EXCEEDED, or the retry deadline ran out."""
+    """DEADLINE_EXCEEDED, or the retry deadline ran out (the last attempt's error in the
+    message)."""
 
 
 _E = core_exceptions
@@ -143,6 +146,19 @@ def message_too_large(exc: BaseException) -> tuple[int | None, int] | None:
     return (int(size) if size else None), int(found["limit"] or found["payload_limit"])
 
 
+# gRPC's words for a host name that does not resolve: "DNS resolution failed for HOST" (the
+# c-ares resolver), "errors resolving HOST" (the EventEngine resolver of recent grpcio).
+_UNRESOLVED = re.compile(r"DNS resolution failed for |errors resolving ")
+
+
+def unresolved_host(exc: BaseException) -> bool:
+    """Whether ``exc`` is an UNAVAILABLE saying the service's host name does not resolve: no
+    network, DNS or a wrong endpoint, which a minute of retries does not fix."""
+    if not isinstance(exc, core_exceptions.ServiceUnavailable):
+        return False
+    return _UNRESOLVED.search(exc.message or "") is not None
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, core_exceptions.RetryError) and exc.cause is not None:
         return f"{exc.message}; last error: {_describe(exc.cause)}"
@@ -163,6 +179,13 @@ def service_error(exc: BaseException, *, operation: str, resource: str) -> Servi
             f"{failed}: a message{given} is larger than the {limit:,} bytes allowed "
             f"({_describe(exc)}): send fewer or smaller facts or metadata, or ask for fewer "
             "results per page",
+            cause=exc,
+        )
+    if unresolved_host(exc):
+        return ServiceUnavailableError(
+            f"{failed}: {_describe(exc)} (the host name does not resolve, so the call was not "
+            "retried: check the network connection, DNS and proxy settings, and the endpoint: "
+            "the location, or client_options.api_endpoint)",
             cause=exc,
         )
     error_type, hint = next(

@@ -16,7 +16,7 @@ from google.api_core import retry as retries
 from google.api_core import retry_async
 
 from ._checks import check_fields
-from ._errors import ConfigurationError, InputError, message_too_large
+from ._errors import ConfigurationError, InputError, message_too_large, unresolved_host
 
 DISCOVERYENGINE_EMULATOR_HOST = "DISCOVERYENGINE_EMULATOR_HOST"
 """The environment variable naming the Discovery Engine emulator's ``HOST:PORT``."""
@@ -253,9 +253,13 @@ def is_transient(exc: BaseException) -> bool:
     Retried: ``UNAVAILABLE`` (AIP-194's one retryable code, the only one Google's generated
     clients retry where they retry at all), ``CANCELLED`` by a server that stops,
     ``DEADLINE_EXCEEDED`` of one attempt, ``RESOURCE_EXHAUSTED`` for quota. Not: the other codes,
-    a message over gRPC's size limit, ``INTERNAL`` (Google's clients and AIP-194 do not retry it).
+    a message over gRPC's size limit, ``INTERNAL`` (Google's clients and AIP-194 do not retry it),
+    an ``UNAVAILABLE`` saying the host name does not resolve (no network, DNS, a wrong endpoint:
+    retrying for a minute would only hide it).
     """
     errors = core_exceptions
+    if unresolved_host(exc):
+        return False
     if isinstance(exc, errors.ResourceExhausted):
         return message_too_large(exc) is None
     return isinstance(exc, errors.ServiceUnavailable | errors.Cancelled | errors.DeadlineExceeded)

@@ -49,12 +49,18 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE
+from grounding_emulator.corpus.builtin import BUILTIN_DATA_STORE, BUILTIN_ENGINE
 from grounding_emulator.corpus.chunking import DEFAULT_MAX_CHARS
 from grounding_emulator.corpus.progress import ProgressLog
 from grounding_emulator.errors import EmulatorError, ListenError
 from grounding_emulator.limits import MAX_RANK_RECORDS
-from grounding_emulator.wire.address import DEFAULT_HOST, DEFAULT_PORT, check_free
+from grounding_emulator.wire.address import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    MAX_PORT,
+    check_free,
+    check_port,
+)
 from grounding_emulator.wire.drain import DEFAULT_STOP_GRACE
 
 if TYPE_CHECKING:
@@ -134,6 +140,15 @@ def _seconds(value: str) -> float:
     return number
 
 
+def _port(value: str) -> int:
+    try:
+        return check_port(int(value), "port")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected a port number from 0 (any free port) to {MAX_PORT}, got {value!r}"
+        ) from exc
+
+
 def _rerank_count(value: str) -> int:
     try:
         number = int(value)
@@ -193,11 +208,11 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     serve.add_argument("--host", default=DEFAULT_HOST, help="address to listen on")
     serve.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help="port to listen on; 0: any free one"
+        "--port", type=_port, default=DEFAULT_PORT, help="port to listen on; 0: any free one"
     )
     serve.add_argument(
         "--rest-port",
-        type=int,
+        type=_port,
         metavar="PORT",
         help="port of the REST transport (HTTP/JSON, as Google's REST APIs); 0: any free one "
         f"(default: --port + 1, {DEFAULT_PORT + 1}; any free one with --port 0)",
@@ -312,12 +327,43 @@ def parse_corpus(
     return data_store or _store_id_for(path), path
 
 
-def _corpora(args: argparse.Namespace) -> list[tuple[str, Path]]:
-    """``(data store id, path)`` of each ``--corpus``; a missing path is an error naming it."""
-    corpora = [parse_corpus(value, data_store=args.data_store) for value in args.corpus or []]
+def _corpora(args: argparse.Namespace, *, builtin: bool) -> list[tuple[str, Path]]:
+    """``(data store id, path)`` of each ``--corpus``; a missing path, two corpora with one id
+    and, while the built-in corpus is served, its id are errors naming the flags."""
+    values = args.corpus or []
+    corpora = [parse_corpus(value, data_store=args.data_store) for value in values]
     if args.data_store and len(corpora) > 1:
         raise CommandError("--data-store names one corpus; with several, write --corpus ID=PATH")
+    given: dict[str, str] = {}
+    for value, (data_store_id, _) in zip(values, corpora, strict=True):
+        if data_store_id in given:
+            raise CommandError(
+                f"--corpus {given[data_store_id]} and --corpus {value} are both data store "
+                f"{data_store_id}: give each its own id, --corpus ID=PATH"
+            )
+        given[data_store_id] = value
+    if builtin and BUILTIN_DATA_STORE in given:
+        raise CommandError(
+            f"--corpus {given[BUILTIN_DATA_STORE]} is data store {BUILTIN_DATA_STORE}, the "
+            f"built-in corpus's: give it another id (--corpus ID=PATH), or add --no-builtin to "
+            "serve it instead of the built-in corpus"
+        )
     return corpora
+
+
+def _engines(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """``(engine id, data store id)`` of each ``--engine``; an engine id given twice, or the
+    built-in corpus's while it is served, is an error naming the flag."""
+    taken = set() if args.no_builtin else {BUILTIN_ENGINE}
+    for engine_id, data_store_id in args.engine or []:
+        if engine_id in taken:
+            raise CommandError(
+                f"--engine {engine_id}={data_store_id}: engine {engine_id} is already served "
+                f"({'the built-in corpus' if engine_id == BUILTIN_ENGINE else 'another --engine'}"
+                "): give another engine id"
+            )
+        taken.add(engine_id)
+    return list(args.engine or [])
 
 
 @contextmanager
@@ -370,6 +416,27 @@ def _store(args: argparse.Namespace) -> CorpusStore:
     return CorpusStore(state_dir, max_chunk_chars=args.max_chunk_chars)
 
 
+@contextmanager
+def _writing_state(store: CorpusStore) -> Iterator[None]:
+    """An ``OSError`` on a path in the state folder (a full disk) becomes a ``CommandError``
+    naming the path and ``--state-dir``."""
+    try:
+        yield
+    except OSError as exc:
+        state_dir, path = store.state_dir, Path(os.fsdecode(exc.filename or ""))
+        if state_dir is None or not exc.filename or not path.is_relative_to(state_dir):
+            raise
+        raise CommandError(
+            f"--state-dir {state_dir}: cannot write {path} ({exc.strerror or exc}): free space "
+            "there, give another --state-dir DIR, or --no-state to keep indexes in memory only"
+        ) from exc
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 document``, ``2 documents``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _ingest_all(
     args: argparse.Namespace,
     console: Console,
@@ -383,11 +450,11 @@ def _ingest_all(
     from grounding_emulator.corpus.reading import describe_skipped
 
     if builtin:
-        with _progress(BUILTIN_DATA_STORE) as report:
+        with _progress(BUILTIN_DATA_STORE) as report, _writing_state(store):
             store.add_builtin(on_progress=report)
     bad = 0
     for data_store_id, path in corpora:
-        with _progress(data_store_id) as report, _unlogged_skips():
+        with _progress(data_store_id) as report, _unlogged_skips(), _writing_state(store):
             snapshot = store.ingest(
                 data_store_id,
                 path,
@@ -396,8 +463,8 @@ def _ingest_all(
                 on_progress=report,
             )
         console.print(
-            f"[green]data store[/] {data_store_id}: {len(snapshot.documents)} documents, "
-            f"{len(snapshot.chunks)} chunks"
+            f"[green]data store[/] {data_store_id}: {_count(len(snapshot.documents), 'document')}"
+            f", {_count(len(snapshot.chunks), 'chunk')}"
         )
         for note in describe_skipped(path, snapshot.skipped):
             _write_text(console, note)  # file names and reasons come from the user's corpus
@@ -419,7 +486,8 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
     # corpus paths, the host, and the port (free now: a busy one is known in a moment). The port
     # opens only after the ingest, so that no client finds a data store missing.
     judge = ScriptedJudge.from_file(args.judge_script) if args.judge_script else None
-    corpora = _corpora(args)
+    corpora = _corpora(args, builtin=not args.no_builtin)
+    engines = _engines(args)
     gcs_root = _existing_path("--gcs-root", args.gcs_root, Path.cwd()) if args.gcs_root else None
     if gcs_root is not None and not gcs_root.is_dir():
         raise CommandError(f"--gcs-root {args.gcs_root}: not a folder")
@@ -440,7 +508,7 @@ def _serve(args: argparse.Namespace, console: Console) -> int:
         check_free(args.host, _rest_port(args), transport="REST")
     store = server.store
     _ingest_all(args, console, store, corpora, builtin=not args.no_builtin)
-    for engine_id, data_store_id in args.engine or []:
+    for engine_id, data_store_id in engines:
         store.add_engine(engine_id, data_store_id)
     with _listening(server):
         server.start()
@@ -467,6 +535,11 @@ def _rest_port(args: argparse.Namespace) -> int:
     """``--rest-port``, by default the port after ``--port`` (a free one with ``--port 0``)."""
     if args.rest_port is not None:
         return int(args.rest_port)
+    if args.port == MAX_PORT:
+        raise CommandError(
+            f"--port {MAX_PORT} is the last port, and REST listens on the port after --port: "
+            "give --rest-port PORT (0: any free one)"
+        )
     return int(args.port) + 1 if args.port else 0
 
 
@@ -556,5 +629,5 @@ def run_ingest(args: argparse.Namespace, console: Console) -> int:
     if not args.corpus:
         raise CommandError("ingest needs --corpus PATH")
     with _emulator("ingest"):
-        bad = _ingest_all(args, console, _store(args), _corpora(args), builtin=False)
+        bad = _ingest_all(args, console, _store(args), _corpora(args, builtin=False), builtin=False)
     return 1 if bad else 0

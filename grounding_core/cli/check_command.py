@@ -77,27 +77,42 @@ def _fact(value: Any, where: str) -> GroundingSource:
     raise UsageError(f'{where}: expected a string or an object with a "text" string')
 
 
+def _json(text: str, path: Path, line: int | None = None) -> Any:
+    """``text``, line ``line`` of ``path`` (all of it if ``None``), parsed as JSON; a
+    ``UsageError`` naming ``--facts``, the file and the line, and saying why it cannot be."""
+    where = f"--facts {path}" + (f", line {line}" if line is not None else "")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        at = f"line {exc.lineno if line is None else line}, column {exc.colno}"
+        raise UsageError(f"--facts {path}, {at}: not JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise UsageError(
+            f"{where}: nested too deeply to parse; a fact is a string, or an object of a "
+            '"text" string and its metadata: flatten it'
+        ) from exc
+    except ValueError as exc:  # Python's words (an integer of over 4,300 digits) name a setting
+        raise UsageError(
+            f"{where}: a number has more digits than Python reads ({str(exc).split(';')[0]}): "
+            "write it as a string"
+        ) from exc
+
+
 def facts_from_file(path: Path) -> list[GroundingSource]:
-    """The facts of one file (see the module docstring for the formats)."""
+    """The facts of one file (see the module docstring for the formats); a file that cannot be
+    read is a ``UsageError`` naming ``--facts``, the file and the line."""
     text = read_text("--facts", path)
     if path.suffix == ".jsonl":
         facts = []
         for number, line in enumerate(text.splitlines(), start=1):
             if line.strip():
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise UsageError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-                facts.append(_fact(value, f"{path}:{number}"))
+                facts.append(_fact(_json(line, path, number), f"--facts {path}, line {number}"))
         return facts
     if path.suffix == ".json":
-        try:
-            values = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from exc
+        values = _json(text, path)
         if not isinstance(values, list):
-            raise UsageError(f"{path}: expected a JSON list of facts")
-        return [_fact(v, f"{path}[{i}]") for i, v in enumerate(values)]
+            raise UsageError(f"--facts {path}: expected a JSON list of facts")
+        return [_fact(v, f"--facts {path}, fact {i}") for i, v in enumerate(values)]
     uri = path.resolve().as_uri()
     paragraphs = [p.strip() for p in _PARAGRAPHS.split(text) if p.strip()]
     return [

@@ -34,7 +34,7 @@ from .connection import (
     target_label,
 )
 from .errors import UsageError
-from .output import note_console, write_html, write_json, write_text
+from .output import count, note_console, write_html, write_json, write_text
 
 DEVELOPER_KNOWLEDGE = "developer-knowledge"
 _EXCERPT = 300
@@ -71,7 +71,9 @@ def _print_answer(args: argparse.Namespace, console: Console, answer: GroundedAn
 
 def _chunk_table(query: str, chunks: list[SourceChunk], searched: str) -> Table:
     # Text cells: a title is never read as rich markup or :emoji: codes.
-    title = Text(f"{len(chunks)} results for {one_line(repr(query))} in {one_line(searched)}")
+    title = Text(
+        f"{count(len(chunks), 'result')} for {one_line(repr(query))} in {one_line(searched)}"
+    )
     right = [Column("#", justify="right"), Column("score", justify="right")]
     table = Table(*right, "title / uri", "content", title=title)
     for number, chunk in enumerate(chunks, start=1):

@@ -533,10 +533,17 @@ class DiscoveryEngineGroundedGeneration:
         assembler = _Assembler()
         with translate_errors("StreamGenerateGroundedContent", self._resource()):
             client = self.connection.client(de.GroundedGenerationServiceClient)
-            kwargs = self.connection.call_options.call_kwargs()
-            stream: Any = client.stream_generate_grounded_content(
-                requests=iter([request]), **kwargs
-            )
+            options = self.connection.call_options
+
+            def start() -> Any:
+                # Each attempt sends the request again: the attempt that sends a bidirectional
+                # stream's requests consumes them, so Google's own retry would send none.
+                requests = iter([request])
+                return client.stream_generate_grounded_content(
+                    requests=requests, retry=None, timeout=options.timeout
+                )
+
+            stream: Any = options.retry.to_retry()(start)() if options.retry else start()
             try:
                 for response in stream:
                     if delta := assembler.add(type(response).pb(response)):
@@ -559,10 +566,16 @@ class DiscoveryEngineGroundedGeneration:
 
         with translate_errors("StreamGenerateGroundedContent", self._resource()):
             client = self.connection.async_client(de.GroundedGenerationServiceAsyncClient)
-            kwargs = self.connection.call_options.async_call_kwargs()
-            stream: Any = await client.stream_generate_grounded_content(
-                requests=requests(), **kwargs
-            )
+            options = self.connection.call_options
+
+            async def start() -> Any:
+                # Each attempt sends the request again (see _stream).
+                return await client.stream_generate_grounded_content(
+                    requests=requests(), retry=None, timeout=options.timeout
+                )
+
+            retry = options.retry.to_async_retry() if options.retry else None
+            stream: Any = await (retry(start)() if retry else start())
             try:
                 async for response in stream:
                     if delta := assembler.add(type(response).pb(response)):

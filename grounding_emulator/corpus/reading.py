@@ -12,11 +12,14 @@ or ``text/plain``, the default) says how the content is parsed into blocks.
 What cannot be ingested does not stop the rest, as Google's ``ImportDocuments`` imports the good
 documents and reports the others: the readers yield a ``Skipped`` record in its place, naming
 the file (and line) and saying why and what to do (files of other types; files outside the
-folder; unreadable, non-UTF-8 or oversized files and file names; JSONL lines that are not JSON
-objects of valid documents; ``DataStore.build`` adds documents that break a limit of
-``validation.py`` or repeat an id). The snapshot keeps them (``DataStore.skipped``),
-the store logs them and ``grounding serve``/``ingest`` print them (``describe_skipped``). A
-corpus that cannot be opened at all is a ``CorpusError``.
+folder; named pipes, sockets and devices, never read, as reading one could wait forever;
+unreadable, non-UTF-8 or oversized files and file names; a PDF whose decoded page content or text
+passes a text file's bound, found page by page; JSONL lines that are not JSON objects of valid
+documents, or hold a value out of range, such as an ``update_time`` past year 9999;
+``DataStore.build`` adds documents that break a limit of ``validation.py`` or repeat an id).
+The snapshot keeps them (``DataStore.skipped``), the store logs them and ``grounding
+serve``/``ingest`` print them (``describe_skipped``). A corpus that cannot be opened at all is a
+``CorpusError``.
 
 Document ids are stable: the JSONL ``id``, or a slug of the file's relative path.
 """
@@ -30,6 +33,7 @@ import json
 import logging
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -145,6 +149,16 @@ def _text_of(blocks: list[Block]) -> str:
     return "\n\n".join(parts)
 
 
+def _check_pdf_bound(what: str, size: int, page: int) -> None:
+    # Checked page by page, so that the work stops at the page that passes the bound.
+    if size > MAX_TEXT_FILE_BYTES:
+        raise CorpusError(
+            f"its {what} passes {MAX_TEXT_FILE_BYTES:,} bytes at page {page}: the emulator reads "
+            f"at most {MAX_TEXT_FILE_BYTES:,} bytes of a PDF's decoded page content and of its "
+            'text, the bound of a text file ("Prepare data for ingesting"): split the PDF'
+        )
+
+
 def _pdf(source: Path | IO[bytes]) -> tuple[str, list[Block]]:
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
@@ -155,8 +169,17 @@ def _pdf(source: Path | IO[bytes]) -> tuple[str, list[Block]]:
         if reader.metadata is not None and reader.metadata.title:
             title = str(reader.metadata.title)
         blocks: list[Block] = []
+        content = text = 0
         for number, page in enumerate(reader.pages, start=1):
-            blocks.extend(blocks_from_plain_text(page.extract_text() or "", page=number))
+            # Pages may share a content stream: it counts once per page, as it is parsed once
+            # per page; a few KB of PDF can hold megabytes of compressed content.
+            stream = page.get_contents()
+            content += len(stream.get_data()) if stream is not None else 0
+            _check_pdf_bound("decoded page content", content, number)
+            page_text = page.extract_text() or ""
+            text += len(page_text.encode("utf-8", "surrogatepass"))
+            _check_pdf_bound("text (UTF-8)", text, number)
+            blocks.extend(blocks_from_plain_text(page_text, page=number))
     except (PyPdfError, OSError, ValueError) as exc:
         raise CorpusError(f"cannot read it as a PDF ({exc})") from exc
     return title, blocks
@@ -225,10 +248,41 @@ def _size_limit(mime_type: str) -> tuple[int, str]:
     return MAX_TEXT_FILE_BYTES, "text-based files (with layout-aware document chunking)"
 
 
-def _read_file(path: Path, mime_type: str) -> tuple[str, str, list[Block]]:
-    """``(title, content, blocks)`` of one file (``CorpusError`` saying why it cannot be)."""
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _check_regular(mode: int) -> None:
+    """``CorpusError`` unless ``mode`` is a regular file's: reading a named pipe or a device
+    could wait forever (or never end)."""
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _NOT_REGULAR if test(mode)), "not a file")
+        raise CorpusError(
+            f"it is {kind}, not a regular file, and is not read (reading it could wait "
+            "forever): put the content in a regular file"
+        )
+
+
+def _modified(seconds: float) -> _dt.datetime:
+    """A file's modification time as its ``update_time``; ``CorpusError`` when no timestamp can
+    carry it."""
+    try:
+        return _dt.datetime.fromtimestamp(int(seconds), tz=_dt.timezone.utc)
+    except (OverflowError, OSError, ValueError) as exc:
+        raise CorpusError(
+            f"its modification time ({seconds:.0f} s from 1970) is outside the years 1 to 9999 "
+            f"that a Timestamp carries ({exc}): touch it"
+        ) from exc
+
+
+def _read_file(path: Path, mime_type: str, size: int) -> tuple[str, str, list[Block]]:
+    """``(title, content, blocks)`` of one file of ``size`` bytes (``CorpusError`` saying why
+    it cannot be)."""
     limit, kind = _size_limit(mime_type)
-    size = path.stat().st_size
     if size > limit:
         raise CorpusError(
             f"it is {size:,} bytes; Google imports {kind} of at most {limit:,} bytes "
@@ -276,8 +330,10 @@ def read_folder(root: Path, *, base_uri: str | None = None) -> Iterator[SourceDo
             continue
         mime_type = MIME_TYPES[path.suffix.lower()]
         try:
-            title, content, blocks = _read_file(path, mime_type)
-            stat = path.stat()
+            status = path.stat()
+            _check_regular(status.st_mode)
+            update_time = _modified(status.st_mtime)
+            title, content, blocks = _read_file(path, mime_type, status.st_size)
         except OSError as exc:
             yield Skipped(where, f"cannot read it ({exc.strerror or exc})")
             continue
@@ -300,7 +356,7 @@ def read_folder(root: Path, *, base_uri: str | None = None) -> Iterator[SourceDo
                 "extension": path.suffix.lower().lstrip("."),
             },
             mime_type=mime_type,
-            update_time=_dt.datetime.fromtimestamp(int(stat.st_mtime), tz=_dt.timezone.utc),
+            update_time=update_time,
             description=description_of(blocks),
         )
         yield SourceDocument(document, tuple(blocks), origin=where)
@@ -317,7 +373,14 @@ def _timestamp(value: object) -> _dt.datetime | None:
         raise CorpusError(f"update_time {printable(value)!r} is not RFC 3339") from exc
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=_dt.timezone.utc)
-    return stamp.astimezone(_dt.timezone.utc)
+    try:
+        return stamp.astimezone(_dt.timezone.utc)
+    except OverflowError as exc:  # 9999-12-31T23:59:59-01:00 is in year 10000 in UTC
+        raise CorpusError(
+            f"update_time {printable(value)!r} is outside the range of a Timestamp "
+            "(google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z): give a "
+            "time within it"
+        ) from exc
 
 
 def _string(record: Mapping[str, Any], key: str, default: str = "") -> str:

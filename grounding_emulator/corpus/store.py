@@ -363,15 +363,23 @@ class CorpusStore:
         return snapshot
 
     def _persist(self, snapshot: DataStore) -> None:
+        """Write ``snapshot`` as the live version of its data store; an ``OSError`` (a full
+        disk) names the data store's folder when the system names no file."""
         folder = self._folder(snapshot.id)
-        folder.mkdir(parents=True, exist_ok=True)
-        version = folder / f"v{time.time_ns()}-{uuid.uuid4().hex[:6]}"
-        with staging_folder(folder) as staging:
-            snapshot.save(staging / "snapshot")
-            (staging / "snapshot").rename(version)
-        pointer = folder / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
-        pointer.write_text(version.name, encoding="utf-8")
-        os.replace(pointer, folder / _CURRENT)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            version = folder / f"v{time.time_ns()}-{uuid.uuid4().hex[:6]}"
+            with staging_folder(folder) as staging:
+                snapshot.save(staging / "snapshot")
+                (staging / "snapshot").rename(version)
+            pointer = folder / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
+            pointer.write_text(version.name, encoding="utf-8")
+            os.replace(pointer, folder / _CURRENT)
+        except OSError as exc:
+            if exc.filename is not None:
+                raise
+            # A failed write (ENOSPC) names no file: name where it was writing.
+            raise OSError(exc.errno, exc.strerror or str(exc), str(folder)) from exc
         for old in folder.iterdir():
             # Staging folders are other writers' (or stale: ``remove_stale`` judges them).
             if old.is_dir() and old != version and not old.name.startswith("."):

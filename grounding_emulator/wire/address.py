@@ -15,10 +15,28 @@ import socket
 
 from grounding_emulator.errors import ListenError
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "check_free", "is_loopback"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "MAX_PORT", "check_free", "check_port", "is_loopback"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8123
+# A TCP port is 16 bits; larger numbers must not wrap around (83736 would be 18200).
+MAX_PORT = 65535
+
+
+def check_port(value: object, name: str) -> int:
+    """``value`` when it is a port, an ``int`` from 0 (any free one) to 65535; else a
+    ``ValueError`` naming ``name``.
+
+    >>> check_port(83736, "port")
+    Traceback (most recent call last):
+    ...
+    ValueError: port must be a port number from 0 (any free port) to 65535, got 83736
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PORT:
+        raise ValueError(
+            f"{name} must be a port number from 0 (any free port) to {MAX_PORT}, got {value!r}"
+        )
+    return value
 
 
 def is_loopback(host: str) -> bool:

@@ -57,7 +57,7 @@ from grounding_emulator.grounding.judge import Judge
 from grounding_emulator.grounding.lexical.judge import LexicalJudge
 from grounding_emulator.grounding.scripted import ScriptedJudge
 from grounding_emulator.search.reranking import check_rerank_top
-from grounding_emulator.wire.address import DEFAULT_HOST, check_free, is_loopback
+from grounding_emulator.wire.address import DEFAULT_HOST, check_free, check_port, is_loopback
 from grounding_emulator.wire.drain import DEFAULT_STOP_GRACE, CallGate
 from grounding_emulator.wire.faults import FaultInjector
 from grounding_emulator.wire.handlers import generic_handlers
@@ -115,7 +115,8 @@ class EmulatorServer:
             built-in ``python-docs`` store and ``python-docs-app`` engine.
         judge: the grounding judge (any callable of the ``Judge`` Protocol); by default
             ``LexicalJudge()``. A ``ScriptedJudge`` lets a test set the verdicts.
-        host, port: where to listen (loopback only unless ``allow_remote``; port 0 = free port).
+        host, port: where to listen (loopback only unless ``allow_remote``; a port from 0, any
+            free port, to 65535: another is a ``ValueError``).
         rest_port: where the REST transport listens, on the same host (0, the default: a free
             port; ``None``: no REST).
         developer_knowledge_data_store: the data store behind the Developer Knowledge service.
@@ -151,6 +152,9 @@ class EmulatorServer:
                 f"host {host!r} is not a loopback address: the emulator has no authentication, "
                 "so it listens on this machine only unless allow_remote=True (--allow-remote)"
             )
+        check_port(port, "port")
+        if rest_port is not None:
+            check_port(rest_port, "rest_port")
         if judge is not None and not callable(judge):
             raise TypeError(
                 f"judge must be a callable (claims, facts, citation_threshold) -> verdicts, "

@@ -205,12 +205,25 @@ def test_errors_are_one_line_on_stderr(capsys, host, monkeypatch, argv, message)
     assert message in err
 
 
-def test_bad_jsonl_names_the_line(capsys, host, tmp_path):
+def test_bad_jsonl_names_the_flag_the_file_and_the_line(capsys, host, tmp_path):
     facts = tmp_path / "facts.jsonl"
     facts.write_text('{"text": "ok"}\n{not json}\n', encoding="utf-8")
     code, _, err = run(capsys, "check", "x", "--facts", str(facts), *host)
     assert code == 2
-    assert f"error: {facts}:2: not JSON" in err
+    assert err == (
+        f"error: --facts {facts}, line 2, column 2: not JSON (Expecting property name enclosed "
+        "in double quotes)\n"
+    )
+
+
+def test_json_scores_are_written_as_the_float32_they_are(capsys, host):
+    # Google's scores are 32-bit floats: 2/3 arrives as 0.6666666865348816 in a double.
+    answer = f"{PARIS} Rome is the capital of Italy. The Moon is made of cheese."
+    facts = ["--fact", PARIS, "--fact", "Rome is the capital of Italy."]
+    code, out, _ = run(capsys, "check", answer, *facts, "--json", *host)
+    assert code == 1
+    assert '"support_score": 0.6666667,' in out
+    assert json.loads(out)["support_score"] == 0.6666667
 
 
 def test_a_stopped_emulator_is_one_clear_error(capsys):

@@ -34,7 +34,7 @@ def test_the_variable_names_the_data_store_of_a_search(capsys, host, monkeypatch
     monkeypatch.setenv(GROUNDING_DATA_STORE, "test-docs")
     code, out, err = run(capsys, "search", QUERY, "-k", "1", *host)
     assert (code, err) == (0, "")
-    assert f"1 results for '{QUERY}' in data store test-docs ($GROUNDING_DATA_STORE)" in out
+    assert f"1 result for '{QUERY}' in data store test-docs ($GROUNDING_DATA_STORE)" in out
     assert "https://example.com/paging/" in out
 
 
@@ -50,10 +50,10 @@ def test_a_flag_wins_over_the_variable(capsys, host, monkeypatch):
     monkeypatch.setenv(GROUNDING_DATA_STORE, "python-docs")
     code, out, _ = run(capsys, "search", QUERY, "-k", "1", "--data-store", "test-docs", *host)
     assert code == 0
-    assert re.search(rf"1 results for '{QUERY}' in data store test-docs *\n", out)
+    assert re.search(rf"1 result for '{QUERY}' in data store test-docs *\n", out)
     code, out, _ = run(capsys, "search", QUERY, "-k", "1", "--engine", "test-app", *host)
     assert code == 0
-    assert re.search(rf"1 results for '{QUERY}' in engine test-app *\n", out)
+    assert re.search(rf"1 result for '{QUERY}' in engine test-app *\n", out)
 
 
 def test_answer_says_where_it_answered_from(capsys, host, monkeypatch):

@@ -35,7 +35,7 @@ def test_ingest_lists_each_skipped_line_and_exits_1(tmp_path, capsys):
     )
     assert code == 1
     assert out.splitlines()[-3:] == [
-        "data store kb: 1 documents, 1 chunks",
+        "data store kb: 1 document, 1 chunk",
         f"{corpus}: skipped line 2: {SURROGATE_REASON}",
         f"{corpus}: skipped line 3: not valid JSON (Expecting value at column 1)",
     ]
@@ -77,7 +77,7 @@ def test_ingest_rebuilds_a_damaged_index_saying_so(tmp_path, capsys, caplog):
     with caplog.at_level("WARNING", logger="grounding_emulator.corpus.store"):
         code, out, _ = run(capsys, "ingest", *state, "--corpus", str(corpus))
     assert code == 0
-    assert "data store kb: 1 documents, 1 chunks" in out
+    assert "data store kb: 1 document, 1 chunk" in out
     assert [r.getMessage() for r in caplog.records] == [
         "data store kb: the persisted index is damaged or unreadable, ingesting the corpus "
         f"again: {damaged}: cannot read the saved data store (index/size does not match its "

@@ -28,7 +28,8 @@ EXTERNAL = {
     "BatchGetDocuments", "DeveloperKnowledge", "DocumentChunk", "GetDocument",
     "SearchDocumentChunks", "DocumentReference", "ClientOptions", "Credentials",
     # gRPC, and the errors and messages of Google's client libraries
-    "StatusCode", "BadRequest", "ServiceUnavailable", "FieldMask", "MethodNotImplemented",
+    "StatusCode", "BadRequest", "ServiceUnavailable", "ResourceExhausted", "RetryError",
+    "FieldMask", "MethodNotImplemented",
     # LangChain and LlamaIndex
     "AIMessage", "AsyncStreamingResponse", "BaseEvaluator", "BaseQueryEngine", "BaseRetriever",
     "BatchEvalRunner", "CondenseQuestionChatEngine", "CustomQueryEngine", "Document",
