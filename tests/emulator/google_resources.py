@@ -16,6 +16,7 @@ from google.cloud import discoveryengine_v1 as de
 from grounding_emulator import CorpusStore, EmulatorServer
 from tests.conftest import write_corpus
 from tests.emulator.conftest import ONCE, versioned_client
+from tests.pdf_files import pdf_file
 
 PROJECT = "resource-project"
 COLLECTION = f"projects/{PROJECT}/locations/global/collections/default_collection"
@@ -151,16 +152,4 @@ def text_pdf(value: str) -> bytes:
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    start = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        start,
-    )
-    return bytes(out)
+    return pdf_file(objects)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import unicodedata
@@ -30,6 +29,7 @@ from grounding_emulator.corpus.reading import (
 )
 from grounding_emulator.corpus.records import developer_knowledge_name
 from grounding_emulator.corpus.tokens import tokenize
+from tests.pdf_files import pdf_file
 
 OTTERS = "Otters swim in rivers and streams all day long."
 BEAVERS = "Beavers build dams across the rivers."
@@ -50,20 +50,7 @@ def make_pdf(pages: list[str]) -> bytes:
         )
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
-    for offset in offsets:
-        out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(
-        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    )
-    return out.getvalue()
+    return pdf_file(objects)
 
 
 def documents_of(items) -> list[SourceDocument]:

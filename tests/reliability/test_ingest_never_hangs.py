@@ -21,6 +21,7 @@ from grounding_emulator.limits import MAX_TEXT_FILE_BYTES
 from tests.cli.invoke import run
 from tests.emulator.conftest import ONCE, serving_config, versioned_client
 from tests.emulator.test_cli import serving
+from tests.pdf_files import pdf_file
 
 GOOD = "# Lighthouses\n\nLighthouses guide ships at night."
 NOT_READ = "not a regular file, and is not read (reading it could wait forever)"
@@ -47,19 +48,7 @@ def pdf(pages: int, content: bytes, *, to_unicode: bytes | None = None) -> bytes
     ]
     page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R "
     objects += [page + b"/Resources << /Font << /F1 4 0 R >> >> >>"] * pages
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    start = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        start,
-    )
-    return bytes(out)
+    return pdf_file(objects)
 
 
 def drawing(size: int) -> bytes:
