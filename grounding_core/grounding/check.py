@@ -173,12 +173,15 @@ class FactList:
         return self.source_indices[fact_index]
 
 
-def build_facts(sources: Sequence[GroundingSource | str]) -> FactList:
-    """Facts from ``sources``, skipping empty ones, refusing what the API would refuse."""
+def build_facts(
+    sources: Sequence[GroundingSource | str], *, api: str = "CheckGrounding", field: str = "facts"
+) -> FactList:
+    """Facts from ``sources``, skipping empty ones, refusing what ``api`` would refuse (the
+    whole list's errors name ``field``)."""
     if isinstance(sources, str | bytes) or not isinstance(sources, Sequence):
         raise InputError(
             f"sources must be a list of texts or GroundingSource, got {type(sources).__name__}",
-            field="facts",
+            field=field,
         )
     texts: list[str] = []
     attributes: list[dict[str, str]] = []
@@ -211,9 +214,9 @@ def build_facts(sources: Sequence[GroundingSource | str]) -> FactList:
         indices.append(index)
     if len(texts) > MAX_FACTS:
         raise InputError(
-            f"{len(texts)} non-empty sources were given; CheckGrounding accepts at most "
+            f"{len(texts)} non-empty sources were given; {api} accepts at most "
             f"{MAX_FACTS} facts: pass the {MAX_FACTS} best-ranked sources",
-            field="facts",
+            field=field,
             limit=MAX_FACTS,
         )
     return FactList(tuple(texts), tuple(attributes), tuple(indices))

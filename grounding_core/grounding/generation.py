@@ -33,14 +33,14 @@ from typing import Any, Literal, TypedDict
 
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_core._checks import check_request_size, check_wire_text
+from grounding_core._checks import check_count, check_request_size, check_wire_text
 from grounding_core._clients import DiscoveryEngineConnection, DiscoveryEngineConnectionArgs
 from grounding_core._errors import InputError, translate_errors
 from grounding_core._offsets import Utf8Offsets
 from grounding_core._records import CitedChunk, Claim, GroundingResult, GroundingSource
 from grounding_core._settings import DEFAULT_COLLECTION, DEFAULT_SERVING_CONFIG
 from grounding_core.citations import CitationSpan, report_citations
-from grounding_core.grounding.check import MAX_FACTS, FactList, build_facts
+from grounding_core.grounding.check import FactList, build_facts
 from grounding_core.grounding.report import GroundingReport
 
 __all__ = [
@@ -145,6 +145,9 @@ def _chunk_source(chunk: Any) -> GroundingSource:
     return GroundingSource(chunk.chunk_text, metadata)
 
 
+_EMPTY = de.GenerateGroundedContentResponse.Candidate.pb()()
+
+
 def grounded_generation(
     candidate: Any,
     text: str,
@@ -152,8 +155,10 @@ def grounded_generation(
     facts: FactList,
     source_ids: Sequence[str],
 ) -> GroundedGeneration:
-    """A ``GenerateGroundedContentResponse.Candidate`` (raw pb) whose answer is ``text`` as a
-    record; ``facts`` maps an inline fact (``source`` its index) back to its source."""
+    """A ``GenerateGroundedContentResponse.Candidate`` (raw pb; ``None``: no candidate) whose
+    answer is ``text`` as a record; ``facts`` maps an inline fact (``source`` its index) back to
+    its source."""
+    candidate = _EMPTY if candidate is None else candidate
     metadata = candidate.grounding_metadata
     all_sources = list(sources)
     ids = [source_ids[i] if i < len(source_ids) else "" for i in range(len(sources))]
@@ -251,12 +256,11 @@ class _Assembler:
         self.candidate: Any = None
 
     def add(self, response: Any) -> str:
-        if not response.candidates:
-            return ""
-        candidate = response.candidates[0]
-        delta = "".join(part.text for part in candidate.content.parts)
+        candidate, delta = _candidate_text(response)
         self.parts.append(delta)
-        if candidate.HasField("grounding_metadata") or candidate.HasField("grounding_score"):
+        if candidate is not None and (
+            candidate.HasField("grounding_metadata") or candidate.HasField("grounding_score")
+        ):
             self.candidate = candidate
         return delta
 
@@ -266,9 +270,6 @@ def _candidate_text(response: Any) -> tuple[Any, str]:
         return None, ""
     candidate = response.candidates[0]
     return candidate, "".join(part.text for part in candidate.content.parts)
-
-
-_EMPTY = de.GenerateGroundedContentResponse.Candidate.pb()()
 
 
 class GroundedGenerationOptions(TypedDict, total=False):
@@ -326,16 +327,9 @@ class DiscoveryEngineGroundedGeneration:
                 serving_config_id=serving_config_id,
             )
             self.serving_config = target.serving_config_path
-        if max_result_count is not None and (
-            isinstance(max_result_count, bool)
-            or not isinstance(max_result_count, int)
-            or not 1 <= max_result_count <= MAX_SEARCH_SOURCE_RESULTS
-        ):
-            raise InputError(
-                f"max_result_count is {max_result_count!r}; it must be an integer between 1 "
-                f"and {MAX_SEARCH_SOURCE_RESULTS} (None: Google's default, the maximum)",
-                field="max_result_count",
-                limit=MAX_SEARCH_SOURCE_RESULTS,
+        if max_result_count is not None:
+            check_count(
+                "max_result_count", max_result_count, minimum=1, maximum=MAX_SEARCH_SOURCE_RESULTS
             )
         if temperature is not None and not 0.0 <= temperature <= 2.0:
             raise InputError(
@@ -365,22 +359,7 @@ class DiscoveryEngineGroundedGeneration:
         """The ``GenerateGroundedContentRequest`` (and the facts sent, for the answer's
         citations); bad input is refused here, naming the field and the limit."""
         turns = contents_from_turns(contents)
-        given_sources: object = sources
-        if isinstance(given_sources, str | bytes) or not isinstance(given_sources, Sequence):
-            raise InputError(
-                f"sources must be a list of GroundingSource, got {type(sources).__name__}",
-                field=_SOURCES,
-            )
-        texts = [s.text if isinstance(s, GroundingSource) else s for s in sources]
-        given = sum(1 for t in texts if isinstance(t, str) and t.strip())
-        if given > MAX_FACTS:
-            raise InputError(
-                f"{given} non-empty sources were given; grounded generation takes at most "
-                f"{MAX_FACTS} inline facts: pass the {MAX_FACTS} best-ranked sources",
-                field=_SOURCES,
-                limit=MAX_FACTS,
-            )
-        facts = build_facts(list(sources))
+        facts = build_facts(sources, api="GenerateGroundedContent", field=_SOURCES)
         if not facts.texts and self.serving_config is None:
             raise InputError(
                 "no grounding source: give sources (documents with text) or a data_store_id / "
@@ -451,7 +430,8 @@ class DiscoveryEngineGroundedGeneration:
             client = self.connection.client(de.GroundedGenerationServiceClient)
             kwargs = self.connection.call_options.call_kwargs()
             response = client.generate_grounded_content(request=request, **kwargs)
-        return self._answer(type(response).pb(response), sources, facts, source_ids)
+        candidate, text = _candidate_text(type(response).pb(response))
+        return grounded_generation(candidate, text, sources, facts, source_ids)
 
     async def agenerate(
         self,
@@ -469,19 +449,8 @@ class DiscoveryEngineGroundedGeneration:
             client = self.connection.async_client(de.GroundedGenerationServiceAsyncClient)
             kwargs = self.connection.call_options.async_call_kwargs()
             response = await client.generate_grounded_content(request=request, **kwargs)
-        return self._answer(type(response).pb(response), sources, facts, source_ids)
-
-    def _answer(
-        self,
-        response: Any,
-        sources: Sequence[GroundingSource],
-        facts: FactList,
-        source_ids: Sequence[str],
-    ) -> GroundedGeneration:
-        candidate, text = _candidate_text(response)
-        return grounded_generation(
-            candidate if candidate is not None else _EMPTY, text, sources, facts, source_ids
-        )
+        candidate, text = _candidate_text(type(response).pb(response))
+        return grounded_generation(candidate, text, sources, facts, source_ids)
 
     def stream(
         self,
@@ -513,16 +482,6 @@ class DiscoveryEngineGroundedGeneration:
         )
         return self._astream(request, tuple(sources), facts, tuple(source_ids))
 
-    def _finish(
-        self,
-        assembler: _Assembler,
-        sources: Sequence[GroundingSource],
-        facts: FactList,
-        source_ids: Sequence[str],
-    ) -> GroundedGeneration:
-        candidate = assembler.candidate if assembler.candidate is not None else _EMPTY
-        return grounded_generation(candidate, "".join(assembler.parts), sources, facts, source_ids)
-
     def _stream(
         self,
         request: Any,
@@ -550,7 +509,8 @@ class DiscoveryEngineGroundedGeneration:
                         yield delta
             finally:
                 stream.cancel()  # a no-op once the stream has ended
-        yield self._finish(assembler, sources, facts, source_ids)
+        text = "".join(assembler.parts)
+        yield grounded_generation(assembler.candidate, text, sources, facts, source_ids)
 
     async def _astream(
         self,
@@ -582,4 +542,5 @@ class DiscoveryEngineGroundedGeneration:
                         yield delta
             finally:
                 stream.cancel()
-        yield self._finish(assembler, sources, facts, source_ids)
+        text = "".join(assembler.parts)
+        yield grounded_generation(assembler.candidate, text, sources, facts, source_ids)
