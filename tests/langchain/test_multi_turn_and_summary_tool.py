@@ -45,7 +45,7 @@ def multi_turn(emulator, **fields):
     )
 
 
-def test_classes():
+def test_they_are_a_langchain_retriever_and_a_langchain_tool():
     assert issubclass(DiscoveryEngineMultiTurnRetriever, BaseRetriever)
     assert issubclass(DiscoveryEngineSummaryTool, BaseTool)
 
